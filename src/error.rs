@@ -1,0 +1,114 @@
+//! Typed errors: every bad input names what was wrong, where, and what is accepted.
+//!
+//! Library code returns [`Error`]; the binary prints it with `{:#}` and exits non-zero.
+
+use std::fmt;
+
+/// Everything that can go wrong between a spec string and a report.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A spec string (`NAME:key=value,...`) that does not parse.
+    #[error("malformed {kind} spec `{spec}` at column {column}: {message}")]
+    SpecSyntax {
+        kind: &'static str,
+        spec: String,
+        column: usize,
+        message: String,
+    },
+    /// A spec whose name is not in the registry.
+    #[error("unknown {kind} `{name}`; accepted: {accepted}")]
+    UnknownName {
+        kind: &'static str,
+        name: String,
+        accepted: String,
+    },
+    /// A key the component does not take.
+    #[error("{kind} `{name}` has no parameter `{key}`; accepted: {accepted}")]
+    UnknownKey {
+        kind: &'static str,
+        name: String,
+        key: String,
+        accepted: String,
+    },
+    /// A value that is missing, unparsable or out of range.
+    #[error("{kind} `{name}`: parameter `{key}` {problem}")]
+    BadValue {
+        kind: &'static str,
+        name: String,
+        key: String,
+        problem: String,
+    },
+    /// A combination of valid parts that cannot run together (e.g. more ranks than nodes).
+    #[error("{0}")]
+    Invalid(String),
+    /// A configuration or input file that does not parse, with its position.
+    #[error("{path}:{line}:{column}: {message}")]
+    File {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The simulation stopped making progress before every message was consumed.
+    #[error("{0}")]
+    Deadlock(Box<DeadlockReport>),
+}
+
+/// Who waits on what when a replay can go no further (NeXosim-style deadlock report).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeadlockReport {
+    /// Cycle at which the last event was processed.
+    pub cycle: u64,
+    /// Packets still inside the network (buffers that can never drain).
+    pub packets_in_network: u64,
+    /// A few of the switch buffers holding stuck packets, as `switch S port P vc V`.
+    pub stuck_buffers: Vec<String>,
+    /// Ranks blocked in a receive: (rank, source rank it waits for, tag).
+    pub blocked_ranks: Vec<(u32, u32, u32)>,
+    /// How many ranks are blocked in total (the list above may be truncated).
+    pub blocked_total: usize,
+}
+
+impl fmt::Display for DeadlockReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.packets_in_network > 0 {
+            write!(
+                f,
+                "routing deadlock at cycle {}: {} packets can never advance (e.g. {}); \
+                 the routing function is not deadlock-free on this topology with these queue sizes",
+                self.cycle,
+                self.packets_in_network,
+                self.stuck_buffers.join(", ")
+            )
+        } else {
+            let shown: Vec<String> = self
+                .blocked_ranks
+                .iter()
+                .map(|(r, s, t)| format!("rank {r} waits for rank {s} tag {t}"))
+                .collect();
+            write!(
+                f,
+                "the workload cannot complete at cycle {}: {} ranks wait for messages nobody sends ({}{})",
+                self.cycle,
+                self.blocked_total,
+                shown.join("; "),
+                if self.blocked_total > shown.len() {
+                    "; ..."
+                } else {
+                    ""
+                }
+            )
+        }
+    }
+}
+
+/// Result with the crate's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

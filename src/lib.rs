@@ -1,0 +1,8 @@
+//! netreplay: trace-driven application replay over flit-level models of interconnection networks.
+//!
+//! See `ARCHITECTURE.md` for the map of modules and the path of data from spec to report.
+
+pub mod error;
+pub mod rng;
+pub mod spec;
+pub mod topology;

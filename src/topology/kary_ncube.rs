@@ -1,0 +1,106 @@
+//! Shared arithmetic of k-ary n-cubes (mesh and torus): one router per node, coordinates in base k.
+//!
+//! Router r serves node r on port 0; dimension d has port 1 + 2d towards coordinate + 1 and port 2 + 2d
+//! towards coordinate - 1. Routing is dimension-order (DOR): the lowest dimension whose coordinate still
+//! differs is corrected first, so the path is minimal and deterministic.
+
+use super::{Endpoint, check_size, checked_pow};
+use crate::error::Result;
+
+/// A k-ary n-cube, with or without wraparound links.
+#[derive(Debug, Clone)]
+pub struct Cube {
+    /// Routers per dimension.
+    pub k: u32,
+    /// Dimensions.
+    pub n: u32,
+    /// Torus (true) or mesh (false).
+    pub wrap: bool,
+    /// `k^d` for d in 0..=n.
+    pow: Vec<u32>,
+}
+
+/// The hop a DOR packet takes next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hop {
+    /// Dimension corrected.
+    pub dim: u32,
+    /// Local output port.
+    pub port: u32,
+    /// The hop crosses a torus wraparound link (the dateline).
+    pub wraps: bool,
+}
+
+impl Cube {
+    /// Validates sizes and precomputes powers of k.
+    pub fn new(spec: &str, k: u32, n: u32, wrap: bool) -> Result<Self> {
+        check_size(spec, checked_pow(k, n, spec)?)?;
+        Ok(Cube {
+            k,
+            n,
+            wrap,
+            pow: (0..=n).map(|d| k.pow(d)).collect(),
+        })
+    }
+
+    /// Number of routers (= nodes).
+    pub fn routers(&self) -> u32 {
+        self.pow[self.n as usize]
+    }
+
+    /// Coordinate of router `r` in dimension `d`.
+    #[inline]
+    pub fn coord(&self, r: u32, d: u32) -> u32 {
+        (r / self.pow[d as usize]) % self.k
+    }
+
+    /// The dimension a port belongs to (`None` for the node port).
+    #[inline]
+    pub fn port_dim(port: u32) -> Option<u32> {
+        port.checked_sub(1).map(|p| p / 2)
+    }
+
+    /// Wiring of a router port.
+    pub fn neighbour(&self, r: u32, port: u32) -> Endpoint {
+        let Some(d) = Self::port_dim(port) else {
+            return Endpoint::Node(r);
+        };
+        let plus = port % 2 == 1;
+        let c = self.coord(r, d);
+        let step = self.pow[d as usize];
+        let target = match (plus, c) {
+            (true, c) if c + 1 < self.k => r + step,
+            (false, c) if c > 0 => r - step,
+            _ if !self.wrap => return Endpoint::Unplugged,
+            (true, _) => r - (self.k - 1) * step,
+            (false, _) => r + (self.k - 1) * step,
+        };
+        Endpoint::Switch {
+            switch: target,
+            port: if plus { port + 1 } else { port - 1 },
+        }
+    }
+
+    /// The dimension-order hop from router `r` towards router `dest`, or `None` when already there.
+    /// On a torus the shorter way round is taken; at exactly half-way the + direction.
+    #[inline]
+    pub fn dor_hop(&self, r: u32, dest: u32) -> Option<Hop> {
+        (0..self.n).find_map(|d| {
+            let (c, t) = (self.coord(r, d), self.coord(dest, d));
+            if c == t {
+                return None;
+            }
+            let plus = if self.wrap {
+                (t + self.k - c) % self.k <= self.k / 2
+            } else {
+                t > c
+            };
+            let wraps = self.wrap && if plus { c == self.k - 1 } else { c == 0 };
+            Some(Hop {
+                dim: d,
+                port: 1 + 2 * d + u32::from(!plus),
+                wraps,
+            })
+        })
+    }
+}

@@ -1,0 +1,68 @@
+//! The k-ary n-mesh (seed 000's mesh baseline): a k-ary n-cube without wraparound links.
+//!
+//! Links: (k-1) * k^(n-1) * n between routers plus N node links (seed 000 Table 3). Dimension-order
+//! routing on a mesh is deadlock-free without virtual channels (no cyclic channel dependency).
+
+use super::kary_ncube::Cube;
+use super::{Endpoint, RouteChoice, Topology};
+use crate::spec::Entry;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
+    name: "mesh",
+    keys: &["k", "n"],
+    help: "k-ary n-mesh, one node per router, dimension-order routing",
+    build: |p| {
+        let k = p.u32_in("k", None, 2, 1 << 20)?;
+        let n = p.u32_in("n", None, 1, 16)?;
+        Ok(Box::new(Mesh {
+            cube: Cube::new(&format!("mesh:k={k},n={n}"), k, n, false)?,
+        }))
+    },
+};
+
+/// A k-ary n-mesh.
+#[derive(Debug, Clone)]
+pub struct Mesh {
+    cube: Cube,
+}
+
+impl Topology for Mesh {
+    fn spec(&self) -> String {
+        format!("mesh:k={},n={}", self.cube.k, self.cube.n)
+    }
+    fn nodes(&self) -> u32 {
+        self.cube.routers()
+    }
+    fn switches(&self) -> u32 {
+        self.cube.routers()
+    }
+    fn ports(&self, _switch: u32) -> u32 {
+        1 + 2 * self.cube.n
+    }
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        self.cube.neighbour(switch, port)
+    }
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        (node, 0)
+    }
+    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        out.push(RouteChoice::port(self.cube.dor_hop(switch, dest).map_or(0, |h| h.port)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{build, structure};
+
+    /// Seed 000 Table 3: links = (k-1) k^(n-1) n + N.
+    #[test]
+    fn table_3_links() {
+        for (k, n) in [(4u64, 2u64), (16, 2), (5, 3), (256, 2)] {
+            let s = structure(build(&format!("mesh:k={k},n={n}")).unwrap().as_ref());
+            let nodes = k.pow(n as u32);
+            assert_eq!(s.links, (k - 1) * k.pow(n as u32 - 1) * n + nodes, "k={k} n={n}");
+            assert_eq!((s.nodes, s.switches, s.radix), (nodes, nodes, 2 * n + 1));
+        }
+    }
+}

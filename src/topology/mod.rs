@@ -1,0 +1,327 @@
+//! Topologies: one file per family behind the [`Topology`] trait, chosen by name from [`REGISTRY`].
+//!
+//! A topology owns its wiring (which switch port connects to what) and its native routing function
+//! (the candidate output ports towards a destination node), as SuperSim lets a topology create its own
+//! routing. The network engine flattens the wiring once into arrays and calls [`Topology::route`] once
+//! per packet per hop; it knows nothing else about the family.
+
+mod fat_tree;
+mod hypercube;
+mod kary_ncube;
+mod mesh;
+mod slender_tree;
+mod thin_tree;
+mod torus;
+
+use crate::error::{Error, Result};
+use crate::spec::Registry;
+use serde::Serialize;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Every topology the product can build, by spec name. One line per family.
+pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
+    kind: "topology",
+    entries: &[
+        fat_tree::ENTRY,
+        thin_tree::ENTRY,
+        slender_tree::ENTRY,
+        mesh::ENTRY,
+        torus::ENTRY,
+        hypercube::ENTRY,
+    ],
+};
+
+/// Builds a topology from its spec string, e.g. `thin-tree:k=8,up=4,n=4`.
+pub fn build(spec: &str) -> Result<Box<dyn Topology>> {
+    REGISTRY.build_str(spec)
+}
+
+/// Largest network the engine accepts: ids are u32 and state is kept per port.
+pub const MAX_NODES: u64 = 1 << 24;
+
+/// What a switch port is wired to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A port of another switch.
+    Switch {
+        /// The neighbour switch.
+        switch: u32,
+        /// Its port.
+        port: u32,
+    },
+    /// A compute node (its network interface).
+    Node(u32),
+    /// Nothing: e.g. the upward ports of a tree's top level (seed 004 §2), or a mesh's edge ports.
+    Unplugged,
+}
+
+/// One output a routing function offers for a packet's next hop.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RouteChoice {
+    /// Local output port of the current switch.
+    pub port: u32,
+    /// Virtual channel to use in the next buffer.
+    pub vc: u32,
+    /// Bubble flow control: the packet enters a new ring here, so the next buffer must have room for
+    /// two packets, not one (the deadlock-avoidance rule of bubble routing on tori).
+    pub bubble: bool,
+}
+
+impl RouteChoice {
+    /// A plain choice: virtual channel 0, no bubble.
+    pub fn port(port: u32) -> Self {
+        RouteChoice {
+            port,
+            vc: 0,
+            bubble: false,
+        }
+    }
+}
+
+/// A network of switches, nodes and links, with its native routing function.
+pub trait Topology: Send + Sync + fmt::Debug {
+    /// The canonical spec string that rebuilds this topology.
+    fn spec(&self) -> String;
+    /// Number of compute nodes (the leaves that ranks are placed on).
+    fn nodes(&self) -> u32;
+    /// Number of switching elements (switches of indirect networks, routers of direct ones).
+    fn switches(&self) -> u32;
+    /// Number of ports of `switch`, node ports and unplugged ports included.
+    fn ports(&self, switch: u32) -> u32;
+    /// What `port` of `switch` is wired to.
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint;
+    /// The (switch, port) that `node` hangs on.
+    fn node_attachment(&self, node: u32) -> (u32, u32);
+    /// Virtual channels per input port that the routing function uses.
+    fn virtual_channels(&self) -> u32 {
+        1
+    }
+    /// The level of a switch in a tree (0 = leaf level), `None` for direct networks.
+    fn level(&self, _switch: u32) -> Option<u32> {
+        None
+    }
+    /// Appends to `out` the candidate outputs at `switch` for a packet that arrived on `in_port`
+    /// (on virtual channel `in_vc`) and is bound for node `dest`. Must offer at least one choice, and
+    /// only minimal ones where the family's routing is minimal; the engine picks the one with most credits.
+    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>);
+}
+
+/// Counts of a built topology, as `topology --json` reports them (the contract's field names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Structure {
+    /// Compute nodes.
+    pub nodes: u64,
+    /// Switching elements.
+    pub switches: u64,
+    /// Links, node-to-switch links included (as seeds 000, 001 and 004 count them).
+    pub links: u64,
+    /// Links between switching elements only (as seed 003 counts them).
+    pub switch_links: u64,
+    /// Largest port count of a switching element, node and unplugged ports included.
+    pub radix: u64,
+    /// Ports wired to nothing.
+    pub unplugged_ports: u64,
+}
+
+/// Counts the wiring of `topo` by walking every port (so the counts check the construction rather than
+/// restating closed forms).
+pub fn structure(topo: &dyn Topology) -> Structure {
+    let mut s = Structure {
+        nodes: u64::from(topo.nodes()),
+        switches: u64::from(topo.switches()),
+        links: 0,
+        switch_links: 0,
+        radix: 0,
+        unplugged_ports: 0,
+    };
+    let mut half_links = 0u64;
+    for sw in 0..topo.switches() {
+        let ports = topo.ports(sw);
+        s.radix = s.radix.max(u64::from(ports));
+        for p in 0..ports {
+            match topo.neighbour(sw, p) {
+                Endpoint::Switch { .. } => half_links += 1,
+                Endpoint::Node(_) => s.links += 1,
+                Endpoint::Unplugged => s.unplugged_ports += 1,
+            }
+        }
+    }
+    s.switch_links = half_links / 2;
+    s.links += s.switch_links;
+    s
+}
+
+/// Checks that the wiring is symmetric and every node hangs where it says: the invariants the engine
+/// relies on. Returns a description of the first violation.
+pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
+    for sw in 0..topo.switches() {
+        for p in 0..topo.ports(sw) {
+            match topo.neighbour(sw, p) {
+                Endpoint::Switch { switch, port } => {
+                    if switch >= topo.switches() || port >= topo.ports(switch) {
+                        return Err(format!("switch {sw} port {p} points outside the network"));
+                    }
+                    let back = topo.neighbour(switch, port);
+                    if back != (Endpoint::Switch { switch: sw, port: p }) {
+                        return Err(format!(
+                            "switch {sw} port {p} -> switch {switch} port {port}, which points back to {back:?}"
+                        ));
+                    }
+                }
+                Endpoint::Node(n) => {
+                    if n >= topo.nodes() || topo.node_attachment(n) != (sw, p) {
+                        return Err(format!("switch {sw} port {p} -> node {n}, which hangs elsewhere"));
+                    }
+                }
+                Endpoint::Unplugged => {}
+            }
+        }
+    }
+    for n in 0..topo.nodes() {
+        let (sw, p) = topo.node_attachment(n);
+        if topo.neighbour(sw, p) != Endpoint::Node(n) {
+            return Err(format!("node {n} says it hangs on switch {sw} port {p}, which disagrees"));
+        }
+    }
+    Ok(())
+}
+
+/// Hop distances in switch-to-switch links from `from` to every switch, by breadth-first search.
+pub fn switch_distances(topo: &dyn Topology, from: u32) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; topo.switches() as usize];
+    let mut queue = VecDeque::from([from]);
+    dist[from as usize] = 0;
+    while let Some(sw) = queue.pop_front() {
+        for p in 0..topo.ports(sw) {
+            if let Endpoint::Switch { switch, .. } = topo.neighbour(sw, p)
+                && dist[switch as usize] == u32::MAX
+            {
+                dist[switch as usize] = dist[sw as usize] + 1;
+                queue.push_back(switch);
+            }
+        }
+    }
+    dist
+}
+
+/// Follows the routing function from `src` to `dst` always taking the first choice (or, with `pick`,
+/// the choice it returns), returning the number of links crossed, both node links included.
+/// Fails if a route leads to an unplugged port, a wrong node or a loop.
+pub fn trace_route(
+    topo: &dyn Topology,
+    src: u32,
+    dst: u32,
+    mut pick: impl FnMut(&[RouteChoice]) -> usize,
+) -> Result<u32, String> {
+    let (mut sw, mut in_port) = topo.node_attachment(src);
+    let mut vc = 0;
+    let mut links = 1;
+    let mut choices = Vec::new();
+    let limit = 4 * topo.switches() + 8;
+    loop {
+        choices.clear();
+        topo.route(sw, in_port, vc, dst, &mut choices);
+        if choices.is_empty() {
+            return Err(format!("no route at switch {sw} towards node {dst}"));
+        }
+        let c = choices[pick(&choices).min(choices.len() - 1)];
+        if c.vc >= topo.virtual_channels() {
+            return Err(format!("switch {sw} offers virtual channel {} of {}", c.vc, topo.virtual_channels()));
+        }
+        links += 1;
+        match topo.neighbour(sw, c.port) {
+            Endpoint::Node(n) if n == dst => return Ok(links),
+            Endpoint::Node(n) => return Err(format!("route to {dst} ended at node {n}")),
+            Endpoint::Unplugged => return Err(format!("switch {sw} routes to unplugged port {}", c.port)),
+            Endpoint::Switch { switch, port } => {
+                sw = switch;
+                in_port = port;
+                vc = c.vc;
+            }
+        }
+        if links > limit {
+            return Err(format!("route from {src} to {dst} loops"));
+        }
+    }
+}
+
+/// `n`-th power with overflow and size checks, for builders.
+pub(crate) fn checked_pow(base: u32, exp: u32, what: &str) -> Result<u64> {
+    u64::from(base)
+        .checked_pow(exp)
+        .filter(|v| *v <= MAX_NODES * 64)
+        .ok_or_else(|| Error::Invalid(format!("{what}: {base}^{exp} is too large for this simulator")))
+}
+
+/// Rejects networks above [`MAX_NODES`].
+pub(crate) fn check_size(spec: &str, nodes: u64) -> Result<u32> {
+    if nodes > MAX_NODES {
+        return Err(Error::Invalid(format!(
+            "topology `{spec}` has {nodes} nodes; the simulator handles at most {MAX_NODES}"
+        )));
+    }
+    Ok(nodes as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Small instances of every family: wiring symmetric, routing reaches every destination with
+    /// minimal paths (BFS distance + 2 node links), whatever choice the engine makes at each hop.
+    #[test]
+    fn every_family_is_symmetric_and_routes_minimally() {
+        let specs = [
+            "fat-tree:k=4,n=3",
+            "fat-tree:k=2,n=4",
+            "thin-tree:k=4,up=2,n=3",
+            "thin-tree:k=3,up=2,n=3",
+            "slender-tree:k=4,up=2,n=4",
+            "slender-tree:k=6,up=2,n=3",
+            "mesh:k=4,n=2",
+            "mesh:k=3,n=3",
+            "torus:k=4,n=2",
+            "torus:k=5,n=2",
+            "torus:k=3,n=3,deadlock=dateline",
+            "hypercube:n=5",
+        ];
+        for spec in specs {
+            let topo = build(spec).unwrap();
+            check_wiring(topo.as_ref()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+            let n = topo.nodes();
+            let mut rot = 0usize;
+            for src in 0..n {
+                let (ssw, _) = topo.node_attachment(src);
+                let dist = switch_distances(topo.as_ref(), ssw);
+                for dst in 0..n {
+                    if src == dst {
+                        continue;
+                    }
+                    let (dsw, _) = topo.node_attachment(dst);
+                    let want = dist[dsw as usize] + 2;
+                    for variant in 0..2 {
+                        let got = trace_route(topo.as_ref(), src, dst, |c| {
+                            rot += 1;
+                            if variant == 0 { 0 } else { rot % c.len() }
+                        })
+                        .unwrap_or_else(|e| panic!("{spec}: {e}"));
+                        assert_eq!(got, want, "{spec}: {src}->{dst} variant {variant}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_and_keys_list_what_is_accepted() {
+        let e = build("fat-forest:k=2").unwrap_err().to_string();
+        assert!(e.contains("fat-tree") && e.contains("torus"), "{e}");
+        let e = build("fat-tree:k=2,n=3,z=1").unwrap_err().to_string();
+        assert!(e.contains("accepted: k, n"), "{e}");
+        for bad in ["fat-tree:k=0,n=3", "fat-tree:k=4", "thin-tree:k=4,up=5,n=3", "slender-tree:k=6,up=4,n=3",
+            "torus:k=2,n=3", "fat-tree:k=64,n=9", "mesh:k=1,n=2", "hypercube:n=0"] {
+            assert!(build(bad).is_err(), "{bad} should be rejected");
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! The k:k',n-thin-tree of seed 004 §2.2: a k-ary n-tree with only k' upward ports per switch.
+//!
+//! Level l (0 = the leaf level) has S_l = k^(n-1-l) * k'^l switches (seed 004 Table 1; the extracted
+//! formula is garbled, this is the one that reproduces Table 2: 8:4,4 -> 960 switches, 7680 links).
+//! A level-l switch is numbered `j = s * k'^l + r`: `s` is the subtree of k^(l+1) nodes it serves and
+//! `r` its replica among the k'^l switches serving that subtree. Up port p (local port k + p) of switch
+//! (s, r) at level l reaches switch (s / k, r + p * k'^l) at level l+1, at its down port s mod k; this
+//! is seed 004's fat-tree neighbourhood relation (§2.1) with replica digits limited to 0..k', i.e. the
+//! fat-tree with switches and links removed of Fig. 1d. A k,n-fat-tree is the k:k,n-thin-tree.
+//!
+//! Ports 0..k are downward (to nodes at level 0), ports k..k+k' upward; the top level's upward ports
+//! are unplugged (§2). Routing is up*/down*: adaptive upward to any ancestor that covers the
+//! destination, then the unique deterministic downward path.
+
+use super::{Endpoint, RouteChoice, Topology, check_size, checked_pow};
+use crate::error::Result;
+use crate::spec::Entry;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
+    name: "thin-tree",
+    keys: &["k", "up", "n"],
+    help: "k:k',n-thin-tree, k down and k'=up up ports per switch, n levels (seed 004 §2.2)",
+    build: |p| {
+        let k = p.u32_in("k", None, 2, 1024)?;
+        let n = p.u32_in("n", None, 1, 24)?;
+        let up = p.u32_in("up", None, 1, 1024)?;
+        if up > k {
+            return Err(p.invalid(format!("up={up} exceeds k={k}; a thin-tree narrows (k' <= k)")));
+        }
+        Ok(Box::new(ThinTree::new(k, up, n, "thin-tree")?))
+    },
+};
+
+/// A k:k',n-thin-tree (and, with k' = k, a k-ary n-tree).
+#[derive(Debug, Clone)]
+pub struct ThinTree {
+    k: u32,
+    up: u32,
+    n: u32,
+    /// `k^i` for i in 0..=n.
+    pow_k: Vec<u32>,
+    /// `k'^i` for i in 0..=n.
+    pow_up: Vec<u32>,
+    /// First switch id of each level, and the total at index n.
+    level_start: Vec<u32>,
+    family: &'static str,
+}
+
+impl ThinTree {
+    /// Builds the tree; `family` is the name its spec prints (`fat-tree` or `thin-tree`).
+    pub fn new(k: u32, up: u32, n: u32, family: &'static str) -> Result<Self> {
+        let spec = Self::spec_of(family, k, up, n);
+        check_size(&spec, checked_pow(k, n, &spec)?)?;
+        let pow_k: Vec<u32> = (0..=n).map(|i| k.pow(i)).collect();
+        let pow_up: Vec<u32> = (0..n).map(|i| up.pow(i)).chain([0]).collect();
+        let mut level_start = vec![0u32; n as usize + 1];
+        for l in 0..n as usize {
+            level_start[l + 1] = level_start[l] + pow_k[n as usize - 1 - l] * pow_up[l];
+        }
+        Ok(ThinTree {
+            k,
+            up,
+            n,
+            pow_k,
+            pow_up,
+            level_start,
+            family,
+        })
+    }
+
+    fn spec_of(family: &str, k: u32, up: u32, n: u32) -> String {
+        if family == "fat-tree" {
+            format!("fat-tree:k={k},n={n}")
+        } else {
+            format!("thin-tree:k={k},up={up},n={n}")
+        }
+    }
+
+    /// (level, subtree, replica) of a switch id.
+    #[inline]
+    fn locate(&self, switch: u32) -> (usize, u32, u32) {
+        let l = self.level_start[1..].partition_point(|&start| start <= switch);
+        let j = switch - self.level_start[l];
+        (l, j / self.pow_up[l], j % self.pow_up[l])
+    }
+
+    #[inline]
+    fn id(&self, level: usize, subtree: u32, replica: u32) -> u32 {
+        self.level_start[level] + subtree * self.pow_up[level] + replica
+    }
+}
+
+impl Topology for ThinTree {
+    fn spec(&self) -> String {
+        Self::spec_of(self.family, self.k, self.up, self.n)
+    }
+    fn nodes(&self) -> u32 {
+        self.pow_k[self.n as usize]
+    }
+    fn switches(&self) -> u32 {
+        self.level_start[self.n as usize]
+    }
+    fn ports(&self, _switch: u32) -> u32 {
+        self.k + self.up
+    }
+    fn level(&self, switch: u32) -> Option<u32> {
+        Some(self.locate(switch).0 as u32)
+    }
+
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        let (l, s, r) = self.locate(switch);
+        if port < self.k {
+            if l == 0 {
+                return Endpoint::Node(s * self.k + port);
+            }
+            let below = self.pow_up[l - 1];
+            Endpoint::Switch {
+                switch: self.id(l - 1, s * self.k + port, r % below),
+                port: self.k + r / below,
+            }
+        } else if l + 1 == self.n as usize {
+            Endpoint::Unplugged
+        } else {
+            let p = port - self.k;
+            Endpoint::Switch {
+                switch: self.id(l + 1, s / self.k, r + p * self.pow_up[l]),
+                port: s % self.k,
+            }
+        }
+    }
+
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        (node / self.k, node % self.k)
+    }
+
+    #[inline]
+    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        let (l, s, _) = self.locate(switch);
+        if dest / self.pow_k[l + 1] == s {
+            out.push(RouteChoice::port((dest / self.pow_k[l]) % self.k));
+        } else {
+            out.extend((self.k..self.k + self.up).map(RouteChoice::port));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{build, structure};
+
+    /// Seed 004 Table 2: nodes / switches / links and switch radix of the complete thin-trees.
+    #[test]
+    fn table_2_counts() {
+        for (spec, nodes, switches, links, radix) in [
+            ("thin-tree:k=8,up=4,n=4", 4096, 960, 7680, 12),
+            ("thin-tree:k=8,up=2,n=4", 4096, 680, 5440, 10),
+            ("thin-tree:k=9,up=3,n=4", 6561, 1080, 9720, 12),
+        ] {
+            let s = structure(build(spec).unwrap().as_ref());
+            assert_eq!((s.nodes, s.switches, s.links, s.radix), (nodes, switches, links, radix), "{spec}");
+        }
+    }
+
+    /// Fig. 1b: the 4:2,3-thin-tree has 16 + 8 + 4 switches and its top level's up ports unplugged.
+    #[test]
+    fn fig_1b_levels() {
+        let t = build("thin-tree:k=4,up=2,n=3").unwrap();
+        let per_level: Vec<usize> = (0..3)
+            .map(|l| (0..t.switches()).filter(|&s| t.level(s) == Some(l)).count())
+            .collect();
+        assert_eq!(per_level, [16, 8, 4]);
+        assert_eq!(structure(t.as_ref()).unplugged_ports, 4 * 2);
+    }
+}

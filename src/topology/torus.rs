@@ -1,0 +1,126 @@
+//! The k-ary n-cube torus (seed 000's torus baseline) with dimension-order routing.
+//!
+//! Links: k^n * n between routers plus N node links (seed 000 Table 3); k >= 3 so that the two
+//! neighbours of a ring are distinct (k = 2 is the hypercube). DOR alone deadlocks on the rings, so one
+//! of two classical remedies is applied, chosen with `deadlock=`:
+//! - `bubble` (default, as INSEE, the simulator of seed 004, does): one virtual channel; a packet that
+//!   enters a ring (from the node or from another dimension) needs room for two packets in the next
+//!   buffer, continuing along a ring needs room for one. A free packet slot always remains in every ring.
+//! - `dateline`: two virtual channels; a packet uses VC 0 in each dimension until it crosses that
+//!   dimension's wraparound link, then VC 1 (Dally and Seitz), which breaks every ring's cycle.
+
+use super::kary_ncube::Cube;
+use super::{Endpoint, RouteChoice, Topology};
+use crate::spec::Entry;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
+    name: "torus",
+    keys: &["k", "n", "deadlock"],
+    help: "k-ary n-cube with wraparound, DOR; deadlock=bubble|dateline",
+    build: |p| {
+        let k = p.u32_in("k", None, 3, 1 << 20)?;
+        let n = p.u32_in("n", None, 1, 16)?;
+        let dateline = p.choice("deadlock", "bubble", &["bubble", "dateline"])? == "dateline";
+        let spec = format!("torus:k={k},n={n}");
+        Ok(Box::new(Torus {
+            cube: Cube::new(&spec, k, n, true)?,
+            dateline,
+        }))
+    },
+};
+
+/// A k-ary n-cube torus.
+#[derive(Debug, Clone)]
+pub struct Torus {
+    cube: Cube,
+    dateline: bool,
+}
+
+impl Topology for Torus {
+    fn spec(&self) -> String {
+        let base = format!("torus:k={},n={}", self.cube.k, self.cube.n);
+        if self.dateline {
+            base + ",deadlock=dateline"
+        } else {
+            base
+        }
+    }
+    fn nodes(&self) -> u32 {
+        self.cube.routers()
+    }
+    fn switches(&self) -> u32 {
+        self.cube.routers()
+    }
+    fn ports(&self, _switch: u32) -> u32 {
+        1 + 2 * self.cube.n
+    }
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        self.cube.neighbour(switch, port)
+    }
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        (node, 0)
+    }
+    fn virtual_channels(&self) -> u32 {
+        if self.dateline { 2 } else { 1 }
+    }
+    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        let Some(hop) = self.cube.dor_hop(switch, dest) else {
+            out.push(RouteChoice::port(0));
+            return;
+        };
+        let same_ring = Cube::port_dim(in_port) == Some(hop.dim);
+        out.push(if self.dateline {
+            let vc = if same_ring { in_vc } else { 0 };
+            RouteChoice {
+                port: hop.port,
+                vc: if hop.wraps { 1 } else { vc },
+                bubble: false,
+            }
+        } else {
+            RouteChoice {
+                port: hop.port,
+                vc: 0,
+                bubble: !same_ring,
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RouteChoice, build, structure};
+
+    /// Seed 000 Table 3: links = k^n n + N.
+    #[test]
+    fn table_3_links() {
+        for (k, n) in [(4u64, 2u64), (16, 2), (5, 3), (256, 2)] {
+            let s = structure(build(&format!("torus:k={k},n={n}")).unwrap().as_ref());
+            let nodes = k.pow(n as u32);
+            assert_eq!(s.links, nodes * n + nodes, "k={k} n={n}");
+            assert_eq!((s.switches, s.radix), (nodes, 2 * n + 1));
+        }
+    }
+
+    /// Bubble on ring entry only; dateline switches to VC 1 on the wraparound hop.
+    #[test]
+    fn deadlock_rules() {
+        let t = build("torus:k=4,n=2").unwrap();
+        let mut out = Vec::new();
+        t.route(0, 0, 0, 3, &mut out); // from the node, 0 -> 3 goes - in x across the wrap
+        assert_eq!(out, [RouteChoice { port: 2, vc: 0, bubble: true }]);
+        out.clear();
+        t.route(1, 2, 0, 3, &mut out); // arrived along x (port 2 of router 1 faces router 0): same ring
+        assert!(!out[0].bubble);
+        let d = build("torus:k=4,n=2,deadlock=dateline").unwrap();
+        out.clear();
+        d.route(0, 0, 0, 3, &mut out);
+        assert_eq!(out, [RouteChoice { port: 2, vc: 1, bubble: false }]);
+        out.clear();
+        d.route(3, 1, 1, 15, &mut out); // turning into y resets to VC 0, but 3 -> 15 wraps: VC 1
+        assert_eq!(out[0].vc, 1);
+        out.clear();
+        d.route(3, 1, 1, 7, &mut out); // y hop 3 -> 7 does not wrap
+        assert_eq!(out[0].vc, 0);
+    }
+}
