@@ -6,3 +6,4 @@ pub mod error;
 pub mod rng;
 pub mod spec;
 pub mod topology;
+pub mod workload;

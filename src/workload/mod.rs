@@ -1,0 +1,139 @@
+//! Workloads: what every rank does, as a [`Program`] of sends, receives and computation.
+//!
+//! Generators (the seven causal patterns of seed 004 §3.3, one file each in `generators/`) and, later,
+//! trace parsers all emit the same [`Program`], so the engine replays both alike. A program says nothing
+//! about nodes: placement maps ranks to nodes afterwards.
+
+#[path = "../../generators/mod.rs"]
+mod generators;
+
+use crate::error::{Error, Result};
+use crate::spec::{Registry, Spec};
+
+pub use generators::REGISTRY;
+
+/// One step of a rank's program, in MPI terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    /// Non-blocking send of `bytes` to rank `to` with `tag` (the rank goes on at once; the node injects
+    /// its messages in program order).
+    Send {
+        /// Destination rank.
+        to: u32,
+        /// Message size in bytes.
+        bytes: u64,
+        /// MPI-style tag; a receive matches source and tag.
+        tag: u32,
+    },
+    /// Blocking receive: waits until a whole message from rank `from` with `tag` has been consumed.
+    Recv {
+        /// Source rank.
+        from: u32,
+        /// Tag to match.
+        tag: u32,
+    },
+    /// Local computation: the rank is busy for `cycles` network cycles.
+    Compute {
+        /// Duration in cycles.
+        cycles: u64,
+    },
+}
+
+/// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Program {
+    ops: Vec<Op>,
+    starts: Vec<usize>,
+}
+
+impl Program {
+    /// Builds a program by calling `rank_ops(rank, &mut ops)` for each rank in order; each call appends
+    /// that rank's ops.
+    pub fn from_fn(ranks: u32, mut rank_ops: impl FnMut(u32, &mut Vec<Op>)) -> Program {
+        let mut ops = Vec::new();
+        let mut starts = Vec::with_capacity(ranks as usize + 1);
+        for r in 0..ranks {
+            starts.push(ops.len());
+            rank_ops(r, &mut ops);
+        }
+        starts.push(ops.len());
+        Program { ops, starts }
+    }
+
+    /// Number of ranks.
+    pub fn ranks(&self) -> u32 {
+        (self.starts.len() - 1) as u32
+    }
+
+    /// The ops of one rank, in program order.
+    pub fn rank_ops(&self, rank: u32) -> &[Op] {
+        &self.ops[self.starts[rank as usize]..self.starts[rank as usize + 1]]
+    }
+
+    /// Every send of the program (for counting messages and checking matches).
+    pub fn sends(&self) -> impl Iterator<Item = (u32, u32, u64, u32)> + '_ {
+        (0..self.ranks()).flat_map(move |r| {
+            self.rank_ops(r).iter().filter_map(move |op| match *op {
+                Op::Send { to, bytes, tag } => Some((r, to, bytes, tag)),
+                _ => None,
+            })
+        })
+    }
+
+    /// Checks that every peer rank exists and nobody sends to itself.
+    pub fn validate(&self) -> Result<()> {
+        let n = self.ranks();
+        for r in 0..n {
+            for op in self.rank_ops(r) {
+                let peer = match *op {
+                    Op::Send { to, .. } => to,
+                    Op::Recv { from, .. } => from,
+                    Op::Compute { .. } => continue,
+                };
+                if peer >= n || peer == r {
+                    return Err(Error::Invalid(format!(
+                        "rank {r} communicates with rank {peer}, but ranks are 0..{n} and self-messages are not modelled"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A generator of application-like programs, built from a spec such as `bu:size=1000`.
+pub trait Generator: Send + Sync + std::fmt::Debug {
+    /// The canonical spec that rebuilds this generator (without `ranks`).
+    fn spec(&self) -> String;
+    /// The programs of `ranks` ranks; a rank count the pattern cannot use (2w on a non-square count,
+    /// bu on a non-power of two) is an [`Error::Invalid`] that says which counts work.
+    fn generate(&self, ranks: u32) -> Result<Program>;
+}
+
+/// A workload spec taken apart: its generator and the rank count, if the spec gives one.
+#[derive(Debug)]
+pub struct WorkloadSpec {
+    /// The generator.
+    pub generator: Box<dyn Generator>,
+    /// `ranks=` if given; otherwise the run uses every node of the topology.
+    pub ranks: Option<u32>,
+}
+
+/// Parses a workload spec; `ranks` is accepted by every generator and taken off here.
+pub fn build(text: &str) -> Result<WorkloadSpec> {
+    let mut spec = Spec::parse(REGISTRY.kind, text)?;
+    let mut ranks = None;
+    if let Some(i) = spec.params.iter().position(|(k, _)| k == "ranks") {
+        let (_, v) = spec.params.remove(i);
+        let rank_spec = Spec {
+            name: spec.name.clone(),
+            params: vec![("ranks".to_string(), v)],
+        };
+        let p = crate::spec::Params::new(REGISTRY.kind, &rank_spec, &["ranks"])?;
+        ranks = Some(p.u32_in("ranks", None, 2, crate::topology::MAX_NODES as u32)?);
+    }
+    Ok(WorkloadSpec {
+        generator: Registry::build(&REGISTRY, &spec)?,
+        ranks,
+    })
+}
