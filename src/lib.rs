@@ -2,8 +2,13 @@
 //!
 //! See `ARCHITECTURE.md` for the map of modules and the path of data from spec to report.
 
+pub mod cli;
 pub mod error;
+pub mod network;
+pub mod placement;
+pub mod report;
 pub mod rng;
+pub mod run;
 pub mod spec;
 pub mod topology;
 pub mod workload;

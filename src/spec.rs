@@ -196,7 +196,12 @@ impl<'a> Params<'a> {
     }
 
     /// One of a fixed set of words.
-    pub fn choice(&self, key: &str, default: &'static str, choices: &[&'static str]) -> Result<&'static str> {
+    pub fn choice(
+        &self,
+        key: &str,
+        default: &'static str,
+        choices: &[&'static str],
+    ) -> Result<&'static str> {
         let text = self.raw(key).unwrap_or(default);
         choices.iter().copied().find(|c| *c == text).ok_or_else(|| {
             self.bad(
@@ -273,7 +278,12 @@ mod tests {
 
     #[test]
     fn parses_and_round_trips() {
-        for text in ["fat-tree:k=8,n=4", "bu", "trace:file=/tmp/a b.trc", "random:seed=7"] {
+        for text in [
+            "fat-tree:k=8,n=4",
+            "bu",
+            "trace:file=/tmp/a b.trc",
+            "random:seed=7",
+        ] {
             let s = Spec::parse("topology", text).unwrap();
             assert_eq!(s.to_string(), text);
         }
@@ -301,7 +311,12 @@ mod tests {
         let p = Params::new("workload", &s, &["size", "x"]).unwrap();
         assert_eq!(p.u64_in("size", None, 0, u64::MAX).unwrap(), 10_000);
         assert!(p.u32_in("x", None, 2, 9).is_err());
-        assert!(p.u32_in("missing", None, 0, 9).unwrap_err().to_string().contains("required"));
+        assert!(
+            p.u32_in("missing", None, 0, 9)
+                .unwrap_err()
+                .to_string()
+                .contains("required")
+        );
         assert_eq!(p.u32_in("missing", Some(3), 0, 9).unwrap(), 3);
     }
 }

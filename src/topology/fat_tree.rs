@@ -32,7 +32,11 @@ mod tests {
             ("fat-tree:k=6,n=5", 7776, 6480, 38880, 12),
         ] {
             let s = structure(build(spec).unwrap().as_ref());
-            assert_eq!((s.nodes, s.switches, s.links, s.radix), (nodes, switches, links, radix), "{spec}");
+            assert_eq!(
+                (s.nodes, s.switches, s.links, s.radix),
+                (nodes, switches, links, radix),
+                "{spec}"
+            );
         }
     }
 
@@ -48,12 +52,17 @@ mod tests {
             for switch in 0..per_level {
                 for port in 0..k {
                     let kl = k.pow(level);
-                    let nswitch = (port * kl + k.pow(level + 1) * (switch / k.pow(level + 1)) + switch % kl) % per_level;
+                    let nswitch =
+                        (port * kl + k.pow(level + 1) * (switch / k.pow(level + 1)) + switch % kl)
+                            % per_level;
                     let nport = (switch / kl) % k;
                     let got = t.neighbour(level * per_level + switch, k + port);
                     assert_eq!(
                         got,
-                        Endpoint::Switch { switch: (level + 1) * per_level + nswitch, port: nport },
+                        Endpoint::Switch {
+                            switch: (level + 1) * per_level + nswitch,
+                            port: nport
+                        },
                         "level {level} switch {switch} port {port}"
                     );
                 }

@@ -50,9 +50,20 @@ impl Topology for Hypercube {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node, 0)
     }
-    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+    fn route(
+        &self,
+        switch: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
         let diff = switch ^ dest;
-        out.push(RouteChoice::port(if diff == 0 { 0 } else { 1 + diff.trailing_zeros() }));
+        out.push(RouteChoice::port(if diff == 0 {
+            0
+        } else {
+            1 + diff.trailing_zeros()
+        }));
     }
 }
 
@@ -63,6 +74,9 @@ mod tests {
     #[test]
     fn counts() {
         let s = structure(build("hypercube:n=10").unwrap().as_ref());
-        assert_eq!((s.nodes, s.switches, s.links, s.radix), (1024, 1024, 10 * 512 + 1024, 11));
+        assert_eq!(
+            (s.nodes, s.switches, s.links, s.radix),
+            (1024, 1024, 10 * 512 + 1024, 11)
+        );
     }
 }

@@ -46,8 +46,17 @@ impl Topology for Mesh {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node, 0)
     }
-    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
-        out.push(RouteChoice::port(self.cube.dor_hop(switch, dest).map_or(0, |h| h.port)));
+    fn route(
+        &self,
+        switch: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
+        out.push(RouteChoice::port(
+            self.cube.dor_hop(switch, dest).map_or(0, |h| h.port),
+        ));
     }
 }
 
@@ -61,7 +70,11 @@ mod tests {
         for (k, n) in [(4u64, 2u64), (16, 2), (5, 3), (256, 2)] {
             let s = structure(build(&format!("mesh:k={k},n={n}")).unwrap().as_ref());
             let nodes = k.pow(n as u32);
-            assert_eq!(s.links, (k - 1) * k.pow(n as u32 - 1) * n + nodes, "k={k} n={n}");
+            assert_eq!(
+                s.links,
+                (k - 1) * k.pow(n as u32 - 1) * n + nodes,
+                "k={k} n={n}"
+            );
             assert_eq!((s.nodes, s.switches, s.radix), (nodes, nodes, 2 * n + 1));
         }
     }

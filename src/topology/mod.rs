@@ -97,6 +97,11 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn virtual_channels(&self) -> u32 {
         1
     }
+    /// Whether [`Topology::route`] may ask for bubble flow control (entering a ring needs room for
+    /// two packets), so the engine can check queue sizes up front.
+    fn bubble_flow_control(&self) -> bool {
+        false
+    }
     /// The level of a switch in a tree (0 = leaf level), `None` for direct networks.
     fn level(&self, _switch: u32) -> Option<u32> {
         None
@@ -163,7 +168,12 @@ pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
                         return Err(format!("switch {sw} port {p} points outside the network"));
                     }
                     let back = topo.neighbour(switch, port);
-                    if back != (Endpoint::Switch { switch: sw, port: p }) {
+                    if back
+                        != (Endpoint::Switch {
+                            switch: sw,
+                            port: p,
+                        })
+                    {
                         return Err(format!(
                             "switch {sw} port {p} -> switch {switch} port {port}, which points back to {back:?}"
                         ));
@@ -171,7 +181,9 @@ pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
                 }
                 Endpoint::Node(n) => {
                     if n >= topo.nodes() || topo.node_attachment(n) != (sw, p) {
-                        return Err(format!("switch {sw} port {p} -> node {n}, which hangs elsewhere"));
+                        return Err(format!(
+                            "switch {sw} port {p} -> node {n}, which hangs elsewhere"
+                        ));
                     }
                 }
                 Endpoint::Unplugged => {}
@@ -181,7 +193,9 @@ pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
     for n in 0..topo.nodes() {
         let (sw, p) = topo.node_attachment(n);
         if topo.neighbour(sw, p) != Endpoint::Node(n) {
-            return Err(format!("node {n} says it hangs on switch {sw} port {p}, which disagrees"));
+            return Err(format!(
+                "node {n} says it hangs on switch {sw} port {p}, which disagrees"
+            ));
         }
     }
     Ok(())
@@ -227,13 +241,19 @@ pub fn trace_route(
         }
         let c = choices[pick(&choices).min(choices.len() - 1)];
         if c.vc >= topo.virtual_channels() {
-            return Err(format!("switch {sw} offers virtual channel {} of {}", c.vc, topo.virtual_channels()));
+            return Err(format!(
+                "switch {sw} offers virtual channel {} of {}",
+                c.vc,
+                topo.virtual_channels()
+            ));
         }
         links += 1;
         match topo.neighbour(sw, c.port) {
             Endpoint::Node(n) if n == dst => return Ok(links),
             Endpoint::Node(n) => return Err(format!("route to {dst} ended at node {n}")),
-            Endpoint::Unplugged => return Err(format!("switch {sw} routes to unplugged port {}", c.port)),
+            Endpoint::Unplugged => {
+                return Err(format!("switch {sw} routes to unplugged port {}", c.port));
+            }
             Endpoint::Switch { switch, port } => {
                 sw = switch;
                 in_port = port;
@@ -251,7 +271,11 @@ pub(crate) fn checked_pow(base: u32, exp: u32, what: &str) -> Result<u64> {
     u64::from(base)
         .checked_pow(exp)
         .filter(|v| *v <= MAX_NODES * 64)
-        .ok_or_else(|| Error::Invalid(format!("{what}: {base}^{exp} is too large for this simulator")))
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "{what}: {base}^{exp} is too large for this simulator"
+            ))
+        })
 }
 
 /// Rejects networks above [`MAX_NODES`].
@@ -319,8 +343,16 @@ mod tests {
         assert!(e.contains("fat-tree") && e.contains("torus"), "{e}");
         let e = build("fat-tree:k=2,n=3,z=1").unwrap_err().to_string();
         assert!(e.contains("accepted: k, n"), "{e}");
-        for bad in ["fat-tree:k=0,n=3", "fat-tree:k=4", "thin-tree:k=4,up=5,n=3", "slender-tree:k=6,up=4,n=3",
-            "torus:k=2,n=3", "fat-tree:k=64,n=9", "mesh:k=1,n=2", "hypercube:n=0"] {
+        for bad in [
+            "fat-tree:k=0,n=3",
+            "fat-tree:k=4",
+            "thin-tree:k=4,up=5,n=3",
+            "slender-tree:k=6,up=4,n=3",
+            "torus:k=2,n=3",
+            "fat-tree:k=64,n=9",
+            "mesh:k=1,n=2",
+            "hypercube:n=0",
+        ] {
             assert!(build(bad).is_err(), "{bad} should be rejected");
         }
     }

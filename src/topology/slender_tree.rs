@@ -23,7 +23,9 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let up = p.u32_in("up", None, 1, 1024)?;
         let n = p.u32_in("n", None, 2, 32)?;
         if up >= k || k % up != 0 {
-            return Err(p.invalid(format!("needs up < k and k divisible by up (k={k}, up={up})")));
+            return Err(p.invalid(format!(
+                "needs up < k and k divisible by up (k={k}, up={up})"
+            )));
         }
         Ok(Box::new(SlenderTree::new(k, up, n)?))
     },
@@ -113,7 +115,14 @@ impl Topology for SlenderTree {
     }
 
     #[inline]
-    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+    fn route(
+        &self,
+        switch: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
         let (l, j) = self.locate(switch);
         let group = if l == 0 { j } else { j / self.up };
         if dest / self.coverage[l] != group {
@@ -124,7 +133,9 @@ impl Topology for SlenderTree {
             out.push(RouteChoice::port((dest / self.k) % self.k));
         } else {
             let child_group = dest / self.coverage[l - 1];
-            out.extend((0..self.up).map(|q| RouteChoice::port((child_group * self.up + q) % self.k)));
+            out.extend(
+                (0..self.up).map(|q| RouteChoice::port((child_group * self.up + q) % self.k)),
+            );
         }
     }
 }
@@ -142,7 +153,11 @@ mod tests {
             ("slender-tree:k=9,up=3,n=6", 6561, 1092, 9828, 12),
         ] {
             let s = structure(build(spec).unwrap().as_ref());
-            assert_eq!((s.nodes, s.switches, s.links, s.radix), (nodes, switches, links, radix), "{spec}");
+            assert_eq!(
+                (s.nodes, s.switches, s.links, s.radix),
+                (nodes, switches, links, radix),
+                "{spec}"
+            );
         }
     }
 

@@ -26,7 +26,9 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let n = p.u32_in("n", None, 1, 24)?;
         let up = p.u32_in("up", None, 1, 1024)?;
         if up > k {
-            return Err(p.invalid(format!("up={up} exceeds k={k}; a thin-tree narrows (k' <= k)")));
+            return Err(p.invalid(format!(
+                "up={up} exceeds k={k}; a thin-tree narrows (k' <= k)"
+            )));
         }
         Ok(Box::new(ThinTree::new(k, up, n, "thin-tree")?))
     },
@@ -135,7 +137,14 @@ impl Topology for ThinTree {
     }
 
     #[inline]
-    fn route(&self, switch: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+    fn route(
+        &self,
+        switch: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
         let (l, s, _) = self.locate(switch);
         if dest / self.pow_k[l + 1] == s {
             out.push(RouteChoice::port((dest / self.pow_k[l]) % self.k));
@@ -158,7 +167,11 @@ mod tests {
             ("thin-tree:k=9,up=3,n=4", 6561, 1080, 9720, 12),
         ] {
             let s = structure(build(spec).unwrap().as_ref());
-            assert_eq!((s.nodes, s.switches, s.links, s.radix), (nodes, switches, links, radix), "{spec}");
+            assert_eq!(
+                (s.nodes, s.switches, s.links, s.radix),
+                (nodes, switches, links, radix),
+                "{spec}"
+            );
         }
     }
 

@@ -64,6 +64,9 @@ impl Topology for Torus {
     fn virtual_channels(&self) -> u32 {
         if self.dateline { 2 } else { 1 }
     }
+    fn bubble_flow_control(&self) -> bool {
+        !self.dateline
+    }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let Some(hop) = self.cube.dor_hop(switch, dest) else {
             out.push(RouteChoice::port(0));
@@ -108,14 +111,28 @@ mod tests {
         let t = build("torus:k=4,n=2").unwrap();
         let mut out = Vec::new();
         t.route(0, 0, 0, 3, &mut out); // from the node, 0 -> 3 goes - in x across the wrap
-        assert_eq!(out, [RouteChoice { port: 2, vc: 0, bubble: true }]);
+        assert_eq!(
+            out,
+            [RouteChoice {
+                port: 2,
+                vc: 0,
+                bubble: true
+            }]
+        );
         out.clear();
         t.route(1, 2, 0, 3, &mut out); // arrived along x (port 2 of router 1 faces router 0): same ring
         assert!(!out[0].bubble);
         let d = build("torus:k=4,n=2,deadlock=dateline").unwrap();
         out.clear();
         d.route(0, 0, 0, 3, &mut out);
-        assert_eq!(out, [RouteChoice { port: 2, vc: 1, bubble: false }]);
+        assert_eq!(
+            out,
+            [RouteChoice {
+                port: 2,
+                vc: 1,
+                bubble: false
+            }]
+        );
         out.clear();
         d.route(3, 1, 1, 15, &mut out); // turning into y resets to VC 0, but 3 -> 15 wraps: VC 1
         assert_eq!(out[0].vc, 1);

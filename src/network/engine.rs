@@ -1,0 +1,769 @@
+//! The packet-granular event engine, phit-exact under virtual cut-through (seed 004 §3.1).
+//!
+//! Under VCT every buffer holds whole packets and every channel moves one phit per cycle, so a packet's
+//! phits travel as a rigid train: once its head wins a channel at cycle s, the channel is busy until
+//! s + P (P phits per packet), the head is ready in the next buffer at s + latency, and the tail leaves
+//! the sending buffer at s + P. One event per packet per hop reproduces phit-level timing exactly.
+//!
+//! **Elements.** A *buffer* is a FIFO of whole packets: a switch input queue per (port, virtual
+//! channel), a node's injection queue, or (optionally) a switch output queue. A *channel* moves packets
+//! from a buffer into the next buffer: a switch output link, a node's injection link, or (with output
+//! queues) a crossbar path into an output queue. Credits are counted in phits per buffer and returned
+//! out of band at the cycle the tail leaves.
+//!
+//! **Timing.** A head crossing a link is in the next switch one cycle later plus the fly time, and may
+//! request an output after the routing delay; a destination node consumes the tail one cycle after it
+//! arrives. On an empty network with the default model, a message of P packets of 16 phits over L links
+//! takes L + 16P cycles from its first phit leaving the node to its last phit being consumed (the
+//! contract's "Default network model").
+//!
+//! **Arbitration.** All events of a cycle are applied first (heads becoming ready, channels freeing,
+//! credits returning); then every buffer whose situation changed chooses, among the candidate outputs
+//! the routing function offers, a free one whose next buffer can hold the packet (two packets under
+//! bubble flow control), preferring most credits with random tie-breaks. Each channel requested by
+//! several buffers grants one at random; losers choose again among what is left in the same cycle.
+//! Buffers with no usable candidate wait on their candidate channels and are looked at again only when
+//! one of them frees or gains credits: nothing is scanned per cycle.
+//!
+//! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
+//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
+
+use super::NetworkModel;
+use super::ranks::{Ranks, Step};
+use super::wheel::{Event, Wheel};
+use crate::error::{DeadlockReport, Error, Result};
+use crate::rng::Rng;
+use crate::topology::{Endpoint, RouteChoice, Topology};
+use crate::workload::Program;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Downstream of a channel that ends at a node: it consumes everything, so has unlimited credit.
+const SINK: u32 = u32::MAX;
+/// Downstream of a channel on an unplugged port.
+const NOWHERE: u32 = u32::MAX - 1;
+
+/// What a simulation measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Cycle at which the last message was consumed and the network was empty again.
+    pub completion_cycles: u64,
+    /// Messages sent (and consumed).
+    pub messages: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Phits sent, padding included (packets x packet size).
+    pub phits: u64,
+    /// Phits injected into the network by nodes.
+    pub phits_injected: u64,
+    /// Phits consumed by destination nodes.
+    pub phits_delivered: u64,
+    /// Phit-link traversals, node links included.
+    pub phit_hops: u64,
+    /// Longest time from a send being issued to its message being consumed, in cycles.
+    pub max_message_latency: u64,
+    /// Mean of the same, in cycles.
+    pub mean_message_latency: f64,
+    /// Events the engine processed.
+    pub events: u64,
+}
+
+/// A candidate next hop for the packet at the front of a buffer, resolved to engine ids.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    channel: u32,
+    /// Buffer it feeds, [`SINK`] at a node.
+    down: u32,
+    /// Free phits the next buffer must have.
+    need: u32,
+}
+
+enum Decision {
+    /// Nothing to send, or the head is still being routed or the buffer is busy sending.
+    NotReady,
+    /// A packet waits but no candidate can take it now.
+    Blocked,
+    /// Send on this candidate.
+    Go(Candidate),
+}
+
+/// A message in flight.
+#[derive(Debug, Clone, Copy)]
+struct Message {
+    dest_node: u32,
+    src_rank: u32,
+    dst_rank: u32,
+    tag: u32,
+    packets_to_send: u64,
+    packets_to_deliver: u64,
+    issued_at: u64,
+}
+
+/// All simulation state, in flat vectors indexed by small integer ids.
+pub(super) struct Engine<'a> {
+    topo: &'a dyn Topology,
+    packet_phits: u32,
+    packet_bytes: u64,
+    vcs: u32,
+    nodes: u32,
+    /// Total switch ports; global port id = `port_start[switch] + local port`.
+    ports: u32,
+    port_start: Vec<u32>,
+    port_switch: Vec<u32>,
+    output_queues: bool,
+
+    // Buffer ids: input queues [0, ports*vcs), injection queues [inj_base, inj_base + nodes),
+    // output queues [out_base, out_base + ports*vcs) when enabled.
+    inj_base: u32,
+    out_base: u32,
+    // Channel ids: links [0, ports), node injection links [ports, ports + nodes),
+    // crossbar paths into output queues [xbar_base, xbar_base + ports) when enabled.
+    xbar_base: u32,
+
+    chan_down: Vec<u32>,
+    chan_latency: Vec<u32>,
+    chan_busy_until: Vec<u64>,
+    chan_sender: Vec<u32>,
+    /// Buffers waiting for each channel to free or gain credits.
+    chan_waiters: Vec<Vec<u32>>,
+
+    buf_free: Vec<u32>,
+    buf_feeder: Vec<u32>,
+    buf_sending: Vec<bool>,
+    buf_waiting: Vec<bool>,
+    buf_dirty_at: Vec<u64>,
+    fifo_start: Vec<u32>,
+    fifo_cap: Vec<u32>,
+    fifo_head: Vec<u32>,
+    fifo_len: Vec<u32>,
+    fifo_slots: Vec<u32>,
+
+    pkt_msg: Vec<u32>,
+    pkt_dest: Vec<u32>,
+    pkt_ready: Vec<u64>,
+    free_pkts: Vec<u32>,
+
+    msgs: Vec<Message>,
+    free_msgs: Vec<u32>,
+    node_queue: Vec<VecDeque<u32>>,
+    rank_node: &'a [u32],
+    ranks: Ranks<'a>,
+
+    wheel: Wheel,
+    rng: Rng,
+    now: u64,
+    route_scratch: Vec<RouteChoice>,
+    candidates: Vec<Candidate>,
+    dirty: Vec<u32>,
+    proposals: Vec<(u32, u32, Candidate)>,
+    steps: Vec<Step>,
+
+    outcome: Outcome,
+    latency_sum: u128,
+    messages_open: u64,
+}
+
+impl<'a> Engine<'a> {
+    /// Flattens the topology's wiring into channel and buffer arrays.
+    pub(super) fn new(
+        topo: &'a dyn Topology,
+        model: &NetworkModel,
+        program: &'a Program,
+        rank_node: &'a [u32],
+        seed: u64,
+    ) -> Self {
+        let vcs = topo.virtual_channels();
+        let nodes = topo.nodes();
+        let switches = topo.switches();
+        let mut port_start = Vec::with_capacity(switches as usize + 1);
+        let mut port_switch = Vec::new();
+        port_start.push(0u32);
+        for sw in 0..switches {
+            let n = topo.ports(sw);
+            port_switch.extend(std::iter::repeat_n(sw, n as usize));
+            port_start.push(port_start[sw as usize] + n);
+        }
+        let ports = port_switch.len() as u32;
+        let output_queues = model.output_queue_packets > 0;
+        let p = model.packet_phits;
+        let (fly, routing) = (model.fly_time, model.routing_delay);
+
+        let inj_base = ports * vcs;
+        let out_base = inj_base + nodes;
+        let buffers = out_base + if output_queues { ports * vcs } else { 0 };
+        let xbar_base = ports + nodes;
+        let channels = xbar_base + if output_queues { ports } else { 0 };
+
+        let mut chan_down = vec![NOWHERE; channels as usize];
+        let mut chan_latency = vec![0u32; channels as usize];
+        let mut buf_feeder = vec![u32::MAX; buffers as usize];
+        let mut buf_free = vec![0u32; buffers as usize];
+        let mut fifo_cap = vec![0u32; buffers as usize];
+
+        let link_to_switch = 1 + fly + routing;
+        let link_to_node = 1 + fly;
+        for sw in 0..switches {
+            for local in 0..topo.ports(sw) {
+                let gp = port_start[sw as usize] + local;
+                match topo.neighbour(sw, local) {
+                    Endpoint::Switch { switch, port } => {
+                        let peer = port_start[switch as usize] + port;
+                        chan_down[gp as usize] = peer * vcs;
+                        chan_latency[gp as usize] = link_to_switch;
+                        for vc in 0..vcs {
+                            buf_feeder[(peer * vcs + vc) as usize] = gp;
+                        }
+                    }
+                    Endpoint::Node(_) => {
+                        chan_down[gp as usize] = SINK;
+                        chan_latency[gp as usize] = link_to_node;
+                    }
+                    Endpoint::Unplugged => {}
+                }
+                if output_queues {
+                    let xbar = xbar_base + gp;
+                    chan_down[xbar as usize] = out_base + gp * vcs;
+                    chan_latency[xbar as usize] = 1;
+                    for vc in 0..vcs {
+                        buf_feeder[(out_base + gp * vcs + vc) as usize] = xbar;
+                    }
+                }
+            }
+        }
+        for node in 0..nodes {
+            let (sw, local) = topo.node_attachment(node);
+            let leaf_port = port_start[sw as usize] + local;
+            let link = ports + node;
+            chan_down[link as usize] = leaf_port * vcs;
+            chan_latency[link as usize] = link_to_switch;
+            for vc in 0..vcs {
+                buf_feeder[(leaf_port * vcs + vc) as usize] = link;
+            }
+        }
+        for b in 0..buffers {
+            let packets = if b < inj_base {
+                model.input_queue_packets
+            } else if b < out_base {
+                model.injection_queue_packets
+            } else {
+                model.output_queue_packets
+            };
+            buf_free[b as usize] = packets * p;
+            if b < inj_base || b >= out_base {
+                fifo_cap[b as usize] = packets;
+            }
+        }
+        let mut fifo_start = Vec::with_capacity(buffers as usize);
+        let mut total = 0u32;
+        for &cap in &fifo_cap {
+            fifo_start.push(total);
+            total += cap;
+        }
+
+        let horizon = u64::from(p) + u64::from(fly) + u64::from(routing) + 2;
+        Engine {
+            topo,
+            packet_phits: p,
+            packet_bytes: model.packet_bytes(),
+            vcs,
+            nodes,
+            ports,
+            port_start,
+            port_switch,
+            output_queues,
+            inj_base,
+            out_base,
+            xbar_base,
+            chan_busy_until: vec![0; channels as usize],
+            chan_sender: vec![u32::MAX; channels as usize],
+            chan_waiters: vec![Vec::new(); channels as usize],
+            chan_down,
+            chan_latency,
+            buf_free,
+            buf_feeder,
+            buf_sending: vec![false; buffers as usize],
+            buf_waiting: vec![false; buffers as usize],
+            buf_dirty_at: vec![u64::MAX; buffers as usize],
+            fifo_start,
+            fifo_cap,
+            fifo_head: vec![0; buffers as usize],
+            fifo_len: vec![0; buffers as usize],
+            fifo_slots: vec![0; total as usize],
+            pkt_msg: Vec::new(),
+            pkt_dest: Vec::new(),
+            pkt_ready: Vec::new(),
+            free_pkts: Vec::new(),
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            node_queue: vec![VecDeque::new(); nodes as usize],
+            rank_node,
+            ranks: Ranks::new(program),
+            wheel: Wheel::new(horizon),
+            rng: Rng::new(seed),
+            now: 0,
+            route_scratch: Vec::new(),
+            candidates: Vec::new(),
+            dirty: Vec::new(),
+            proposals: Vec::new(),
+            steps: Vec::new(),
+            outcome: Outcome {
+                completion_cycles: 0,
+                messages: 0,
+                packets: 0,
+                phits: 0,
+                phits_injected: 0,
+                phits_delivered: 0,
+                phit_hops: 0,
+                max_message_latency: 0,
+                mean_message_latency: 0.0,
+                events: 0,
+            },
+            latency_sum: 0,
+            messages_open: 0,
+        }
+    }
+
+    /// Runs to completion, or reports a deadlock.
+    pub(super) fn run(mut self) -> Result<Outcome> {
+        for rank in 0..self.rank_node.len() as u32 {
+            self.advance_rank(rank);
+        }
+        self.allocate();
+        let mut events = Vec::new();
+        while let Some(now) = self.wheel.pop_cycle(&mut events) {
+            self.now = now;
+            self.outcome.events += events.len() as u64;
+            for &event in &events {
+                match event {
+                    Event::HeadReady(b) => self.mark_dirty(b),
+                    Event::TransmitDone(c) => self.transmit_done(c),
+                    Event::Deliver(pkt) => self.deliver(pkt),
+                    Event::WakeRank(rank) => self.advance_rank(rank),
+                }
+            }
+            self.wheel.recycle(std::mem::take(&mut events));
+            self.allocate();
+        }
+        self.finish()
+    }
+
+    // ---- ranks and messages ----
+
+    fn advance_rank(&mut self, rank: u32) {
+        let mut steps = std::mem::take(&mut self.steps);
+        self.ranks.advance(rank, &mut steps);
+        for step in steps.drain(..) {
+            match step {
+                Step::Send {
+                    from,
+                    to,
+                    bytes,
+                    tag,
+                } => self.issue(from, to, bytes, tag),
+                Step::Sleep { rank, cycles } => self
+                    .wheel
+                    .schedule(self.now + cycles, Event::WakeRank(rank)),
+            }
+        }
+        self.steps = steps;
+    }
+
+    fn issue(&mut self, from: u32, to: u32, bytes: u64, tag: u32) {
+        let packets = bytes.div_ceil(self.packet_bytes).max(1);
+        let msg = Message {
+            dest_node: self.rank_node[to as usize],
+            src_rank: from,
+            dst_rank: to,
+            tag,
+            packets_to_send: packets,
+            packets_to_deliver: packets,
+            issued_at: self.now,
+        };
+        let id = match self.free_msgs.pop() {
+            Some(id) => {
+                self.msgs[id as usize] = msg;
+                id
+            }
+            None => {
+                self.msgs.push(msg);
+                (self.msgs.len() - 1) as u32
+            }
+        };
+        let node = self.rank_node[from as usize];
+        self.node_queue[node as usize].push_back(id);
+        self.mark_dirty(self.inj_base + node);
+        self.outcome.messages += 1;
+        self.outcome.packets += packets;
+        self.messages_open += 1;
+    }
+
+    fn deliver(&mut self, pkt: u32) {
+        self.outcome.phits_delivered += u64::from(self.packet_phits);
+        self.free_pkts.push(pkt);
+        let id = self.pkt_msg[pkt as usize];
+        let msg = &mut self.msgs[id as usize];
+        msg.packets_to_deliver -= 1;
+        if msg.packets_to_deliver > 0 {
+            return;
+        }
+        let msg = *msg;
+        self.free_msgs.push(id);
+        self.messages_open -= 1;
+        let latency = self.now - msg.issued_at;
+        self.latency_sum += u128::from(latency);
+        self.outcome.max_message_latency = self.outcome.max_message_latency.max(latency);
+        self.outcome.completion_cycles = self.now;
+        if self.ranks.consume(msg.dst_rank, msg.src_rank, msg.tag) {
+            self.advance_rank(msg.dst_rank);
+        }
+    }
+
+    // ---- buffers ----
+
+    #[inline]
+    fn mark_dirty(&mut self, b: u32) {
+        if self.buf_dirty_at[b as usize] != self.now {
+            self.buf_dirty_at[b as usize] = self.now;
+            self.dirty.push(b);
+        }
+    }
+
+    #[inline]
+    fn front(&self, b: u32) -> Option<u32> {
+        let b = b as usize;
+        (self.fifo_len[b] > 0)
+            .then(|| self.fifo_slots[(self.fifo_start[b] + self.fifo_head[b]) as usize])
+    }
+
+    #[inline]
+    fn pop_front(&mut self, b: u32) -> u32 {
+        let b = b as usize;
+        let pkt = self.fifo_slots[(self.fifo_start[b] + self.fifo_head[b]) as usize];
+        self.fifo_head[b] += 1;
+        if self.fifo_head[b] == self.fifo_cap[b] {
+            self.fifo_head[b] = 0;
+        }
+        self.fifo_len[b] -= 1;
+        pkt
+    }
+
+    #[inline]
+    fn push_back(&mut self, b: u32, pkt: u32) {
+        let b = b as usize;
+        debug_assert!(
+            self.fifo_len[b] < self.fifo_cap[b],
+            "credit accounting let a buffer overflow"
+        );
+        let mut slot = self.fifo_head[b] + self.fifo_len[b];
+        if slot >= self.fifo_cap[b] {
+            slot -= self.fifo_cap[b];
+        }
+        self.fifo_slots[(self.fifo_start[b] + slot) as usize] = pkt;
+        self.fifo_len[b] += 1;
+    }
+
+    /// Fills `self.candidates` with the next hops of the packet at the front of buffer `b`.
+    fn fill_candidates(&mut self, b: u32) {
+        self.candidates.clear();
+        let p = self.packet_phits;
+        if b < self.inj_base {
+            let port = b / self.vcs;
+            let sw = self.port_switch[port as usize];
+            let base = self.port_start[sw as usize];
+            let pkt = self.front(b).expect("routing an empty buffer");
+            self.route_scratch.clear();
+            self.topo.route(
+                sw,
+                port - base,
+                b % self.vcs,
+                self.pkt_dest[pkt as usize],
+                &mut self.route_scratch,
+            );
+            for choice in &self.route_scratch {
+                let gp = base + choice.port;
+                let channel = if self.output_queues {
+                    self.xbar_base + gp
+                } else {
+                    gp
+                };
+                let down = self.chan_down[channel as usize];
+                debug_assert!(
+                    down != NOWHERE,
+                    "switch {sw} routed to unplugged port {}",
+                    choice.port
+                );
+                self.candidates.push(Candidate {
+                    channel,
+                    down: if down == SINK { SINK } else { down + choice.vc },
+                    need: if choice.bubble { 2 * p } else { p },
+                });
+            }
+        } else if b < self.out_base {
+            let channel = self.ports + (b - self.inj_base);
+            self.candidates.push(Candidate {
+                channel,
+                down: self.chan_down[channel as usize],
+                need: p,
+            });
+        } else {
+            let q = b - self.out_base;
+            let channel = q / self.vcs;
+            let down = self.chan_down[channel as usize];
+            self.candidates.push(Candidate {
+                channel,
+                down: if down == SINK {
+                    SINK
+                } else {
+                    down + q % self.vcs
+                },
+                need: p,
+            });
+        }
+    }
+
+    fn decide(&mut self, b: u32) -> Decision {
+        if self.buf_sending[b as usize] {
+            return Decision::NotReady;
+        }
+        if (self.inj_base..self.out_base).contains(&b) {
+            if self.node_queue[(b - self.inj_base) as usize].is_empty() {
+                return Decision::NotReady;
+            }
+        } else {
+            match self.front(b) {
+                Some(pkt) if self.pkt_ready[pkt as usize] <= self.now => {}
+                _ => return Decision::NotReady,
+            }
+        }
+        self.fill_candidates(b);
+        let mut best: Option<Candidate> = None;
+        let mut best_credit = 0u32;
+        let mut ties = 0u32;
+        for i in 0..self.candidates.len() {
+            let cand = self.candidates[i];
+            if self.chan_busy_until[cand.channel as usize] > self.now {
+                continue;
+            }
+            let credit = if cand.down == SINK {
+                u32::MAX
+            } else {
+                self.buf_free[cand.down as usize]
+            };
+            if credit < cand.need {
+                continue;
+            }
+            if best.is_none() || credit > best_credit {
+                best = Some(cand);
+                best_credit = credit;
+                ties = 1;
+            } else if credit == best_credit {
+                ties += 1;
+                if self.rng.below(ties) == 0 {
+                    best = Some(cand);
+                }
+            }
+        }
+        match best {
+            Some(cand) => Decision::Go(cand),
+            None => Decision::Blocked,
+        }
+    }
+
+    /// Registers blocked buffer `b` (whose candidates are in `self.candidates`) on its channels.
+    fn wait_on_candidates(&mut self, b: u32) {
+        if !self.buf_waiting[b as usize] {
+            self.buf_waiting[b as usize] = true;
+            for cand in &self.candidates {
+                self.chan_waiters[cand.channel as usize].push(b);
+            }
+        }
+    }
+
+    fn stop_waiting(&mut self, b: u32) {
+        if self.buf_waiting[b as usize] {
+            self.buf_waiting[b as usize] = false;
+            self.fill_candidates(b);
+            for cand in &self.candidates {
+                let waiters = &mut self.chan_waiters[cand.channel as usize];
+                if let Some(i) = waiters.iter().position(|&w| w == b) {
+                    waiters.swap_remove(i);
+                }
+            }
+        }
+    }
+
+    fn wake_waiters(&mut self, channel: u32) {
+        for i in 0..self.chan_waiters[channel as usize].len() {
+            let b = self.chan_waiters[channel as usize][i];
+            self.mark_dirty(b);
+        }
+    }
+
+    // ---- allocation and transmission ----
+
+    /// Grants channels to the buffers that changed this cycle (random arbitration per channel, adaptive
+    /// choice per packet), repeating for the losers until nobody else can move.
+    fn allocate(&mut self) {
+        while !self.dirty.is_empty() {
+            let round = std::mem::take(&mut self.dirty);
+            self.proposals.clear();
+            for &b in &round {
+                match self.decide(b) {
+                    Decision::NotReady => {}
+                    Decision::Blocked => self.wait_on_candidates(b),
+                    Decision::Go(cand) => self.proposals.push((cand.channel, b, cand)),
+                }
+            }
+            self.dirty = round;
+            self.dirty.clear();
+            if self.proposals.len() > 1 {
+                self.proposals.sort_by_key(|&(channel, _, _)| channel);
+            }
+            let mut i = 0;
+            while i < self.proposals.len() {
+                let channel = self.proposals[i].0;
+                let mut j = i + 1;
+                while j < self.proposals.len() && self.proposals[j].0 == channel {
+                    j += 1;
+                }
+                let winner = i + self.rng.below((j - i) as u32) as usize;
+                let (_, b, cand) = self.proposals[winner];
+                self.start(b, cand);
+                for k in (i..j).filter(|&k| k != winner) {
+                    // A loser chooses again among what is left, in this same cycle.
+                    let loser = self.proposals[k].1;
+                    self.dirty.push(loser);
+                }
+                i = j;
+            }
+        }
+    }
+
+    /// Starts sending the front packet of buffer `b` on `cand.channel`.
+    fn start(&mut self, b: u32, cand: Candidate) {
+        let now = self.now;
+        let p = self.packet_phits;
+        self.stop_waiting(b);
+        let pkt = if (self.inj_base..self.out_base).contains(&b) {
+            self.new_packet(b - self.inj_base)
+        } else {
+            self.pop_front(b)
+        };
+        let c = cand.channel as usize;
+        self.buf_sending[b as usize] = true;
+        self.chan_sender[c] = b;
+        self.chan_busy_until[c] = now + u64::from(p);
+        self.wheel
+            .schedule(now + u64::from(p), Event::TransmitDone(cand.channel));
+        if cand.channel < self.xbar_base {
+            self.outcome.phit_hops += u64::from(p);
+        }
+        let ready = now + u64::from(self.chan_latency[c]);
+        if cand.down == SINK {
+            self.wheel
+                .schedule(ready + u64::from(p), Event::Deliver(pkt));
+        } else {
+            let down = cand.down;
+            self.buf_free[down as usize] -= p;
+            self.pkt_ready[pkt as usize] = ready;
+            let was_empty = self.fifo_len[down as usize] == 0;
+            self.push_back(down, pkt);
+            if was_empty && !self.buf_sending[down as usize] {
+                self.wheel.schedule(ready, Event::HeadReady(down));
+            }
+        }
+    }
+
+    /// Takes the next packet of the front message of `node`'s queue.
+    fn new_packet(&mut self, node: u32) -> u32 {
+        let queue = &mut self.node_queue[node as usize];
+        let id = *queue.front().expect("injecting from an empty node");
+        let msg = &mut self.msgs[id as usize];
+        msg.packets_to_send -= 1;
+        let dest = msg.dest_node;
+        if msg.packets_to_send == 0 {
+            queue.pop_front();
+        }
+        self.outcome.phits_injected += u64::from(self.packet_phits);
+        match self.free_pkts.pop() {
+            Some(pkt) => {
+                self.pkt_msg[pkt as usize] = id;
+                self.pkt_dest[pkt as usize] = dest;
+                pkt
+            }
+            None => {
+                self.pkt_msg.push(id);
+                self.pkt_dest.push(dest);
+                self.pkt_ready.push(0);
+                (self.pkt_msg.len() - 1) as u32
+            }
+        }
+    }
+
+    fn transmit_done(&mut self, channel: u32) {
+        let b = self.chan_sender[channel as usize];
+        self.buf_sending[b as usize] = false;
+        self.wake_waiters(channel);
+        if (self.inj_base..self.out_base).contains(&b) {
+            self.mark_dirty(b);
+            return;
+        }
+        self.buf_free[b as usize] += self.packet_phits;
+        self.wake_waiters(self.buf_feeder[b as usize]);
+        if let Some(pkt) = self.front(b) {
+            let ready = self.pkt_ready[pkt as usize];
+            if ready <= self.now {
+                self.mark_dirty(b);
+            } else {
+                self.wheel.schedule(ready, Event::HeadReady(b));
+            }
+        }
+    }
+
+    // ---- end of run ----
+
+    fn finish(mut self) -> Result<Outcome> {
+        let ranks = self.rank_node.len() as u32;
+        if self.ranks.finished() == ranks && self.messages_open == 0 {
+            let o = &mut self.outcome;
+            o.completion_cycles = o.completion_cycles.max(self.now);
+            o.phits = o.packets * u64::from(self.packet_phits);
+            if o.messages > 0 {
+                o.mean_message_latency = self.latency_sum as f64 / o.messages as f64;
+            }
+            return Ok(self.outcome);
+        }
+        let in_network = self.outcome.phits_injected - self.outcome.phits_delivered;
+        let mut stuck_buffers = Vec::new();
+        for b in 0..self.inj_base {
+            if self.fifo_len[b as usize] > 0 && stuck_buffers.len() < 6 {
+                let port = b / self.vcs;
+                let sw = self.port_switch[port as usize];
+                stuck_buffers.push(format!(
+                    "switch {sw} port {} vc {} holds {} packets",
+                    port - self.port_start[sw as usize],
+                    b % self.vcs,
+                    self.fifo_len[b as usize]
+                ));
+            }
+        }
+        let blocked: Vec<(u32, u32, u32)> = self.ranks.blocked().collect();
+        Err(Error::Deadlock(Box::new(DeadlockReport {
+            cycle: self.now,
+            packets_in_network: in_network / u64::from(self.packet_phits),
+            stuck_buffers,
+            blocked_total: blocked.len(),
+            blocked_ranks: blocked.into_iter().take(8).collect(),
+        })))
+    }
+}
+
+impl std::fmt::Debug for Engine<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("topology", &self.topo.spec())
+            .field("nodes", &self.nodes)
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,140 @@
+//! The network engine: switches, links, credits, arbitration and the event loop.
+//!
+//! It replays a [`Program`] whose ranks sit on nodes (the placement) over a [`Topology`], under the
+//! switch and node model of seed 004 §3.1 ([`NetworkModel`]), and returns an [`Outcome`]. It knows
+//! nothing of files, formats or spec strings.
+
+mod engine;
+mod ranks;
+mod wheel;
+
+pub use engine::Outcome;
+
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+use crate::workload::Program;
+use serde::{Deserialize, Serialize};
+
+/// The parameters of the network model; defaults are seed 004 §3.1's (the contract's "Default network
+/// model"). Every field is a config value (`[network]` in a run config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetworkModel {
+    /// Phits per packet (16). Messages are split into packets of this size, the last one padded.
+    pub packet_phits: u32,
+    /// Bytes per phit (4: "one phit is ... fixed to 32 bits").
+    pub phit_bytes: u32,
+    /// Transit queue at each switch input port (per virtual channel), in packets (4).
+    pub input_queue_packets: u32,
+    /// Injection queue of each node, in packets (8). A node drains it in FIFO order over its one link,
+    /// so it bounds how many packets are staged, not when they leave; packets are staged lazily.
+    pub injection_queue_packets: u32,
+    /// Output queue at each switch output port, in packets; 0 (default) means none, as in seed 004.
+    /// With output queues (seed 000 uses 2) crossing the switch into the output queue takes one cycle and
+    /// the link another, both at one phit per cycle.
+    pub output_queue_packets: u32,
+    /// Cycles a packet head spends being routed at each switch before it can request an output (0; seed
+    /// 000 uses 20).
+    pub routing_delay: u32,
+    /// Extra cycles a phit spends on each link beyond the one cycle to cross it (0; seed 000 uses 8).
+    pub fly_time: u32,
+}
+
+impl Default for NetworkModel {
+    fn default() -> Self {
+        NetworkModel {
+            packet_phits: 16,
+            phit_bytes: 4,
+            input_queue_packets: 4,
+            injection_queue_packets: 8,
+            output_queue_packets: 0,
+            routing_delay: 0,
+            fly_time: 0,
+        }
+    }
+}
+
+impl NetworkModel {
+    /// Bytes of payload a packet carries.
+    pub fn packet_bytes(&self) -> u64 {
+        u64::from(self.packet_phits) * u64::from(self.phit_bytes)
+    }
+
+    /// Packets a message of `bytes` needs: ceil(bytes / packet bytes), at least one (seed 004 §3.1: "the
+    /// last packet contains unused phits"; an empty message still sends one packet).
+    pub fn packets_for(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.packet_bytes()).max(1)
+    }
+
+    /// Rejects parameters the model cannot run with (virtual cut-through needs room for a whole packet;
+    /// bubble flow control for two).
+    pub fn validate(&self, topo: &dyn Topology) -> Result<()> {
+        let check = |ok: bool, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::Invalid(format!("network model: {what}")))
+            }
+        };
+        check(
+            (1..=4096).contains(&self.packet_phits),
+            "packet_phits must be 1..=4096",
+        )?;
+        check(
+            (1..=1 << 16).contains(&self.phit_bytes),
+            "phit_bytes must be 1..=65536",
+        )?;
+        check(
+            (1..=1024).contains(&self.input_queue_packets),
+            "input_queue_packets must be 1..=1024 (virtual cut-through buffers whole packets)",
+        )?;
+        check(
+            (1..=1 << 20).contains(&self.injection_queue_packets),
+            "injection_queue_packets must be at least 1",
+        )?;
+        check(
+            self.output_queue_packets <= 1024,
+            "output_queue_packets must be 0..=1024",
+        )?;
+        check(
+            self.routing_delay <= 1 << 16 && self.fly_time <= 1 << 16,
+            "routing_delay and fly_time must be at most 65536 cycles",
+        )?;
+        if topo.bubble_flow_control() {
+            let ring_queue = if self.output_queue_packets > 0 {
+                self.output_queue_packets
+            } else {
+                self.input_queue_packets
+            };
+            check(
+                ring_queue >= 2,
+                &format!(
+                    "`{}` uses bubble flow control, which needs queues of at least 2 packets",
+                    topo.spec()
+                ),
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// Replays `program` with rank r on node `rank_node[r]` over `topo`, from an empty network until every
+/// message is consumed and the network is empty again (seed 004 §3.3). Deterministic for a given seed.
+pub fn simulate(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    program: &Program,
+    rank_node: &[u32],
+    seed: u64,
+) -> Result<Outcome> {
+    model.validate(topo)?;
+    program.validate()?;
+    if rank_node.len() != program.ranks() as usize {
+        return Err(Error::Invalid(format!(
+            "placement maps {} ranks but the workload has {}",
+            rank_node.len(),
+            program.ranks()
+        )));
+    }
+    engine::Engine::new(topo, model, program, rank_node, seed).run()
+}

@@ -1,0 +1,45 @@
+//! `central`: the ranks on the central nodes of a larger network, in order (seed 004 §3.2, Fig. 3).
+//!
+//! Seed 004 places 4096 tasks on the 4096 central nodes of 6561- and 7776-node trees, leaving two
+//! symmetrical unused parts. With N nodes and R ranks, rank i runs on node floor((N - R) / 2) + i; when
+//! N - R is odd the spare node goes to the right-hand side.
+
+use super::{Placement, check_fits};
+use crate::error::Result;
+use crate::spec::Entry;
+use crate::topology::Topology;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Placement>> = Entry {
+    name: "central",
+    keys: &[],
+    help: "ranks on the central nodes of a larger network (seed 004 §3.2)",
+    build: |_| Ok(Box::new(Central)),
+};
+
+/// Ranks on the central nodes, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct Central;
+
+impl Placement for Central {
+    fn spec(&self) -> String {
+        "central".to_string()
+    }
+    fn place(&self, ranks: u32, topo: &dyn Topology, _seed: u64) -> Result<Vec<u32>> {
+        check_fits(ranks, topo)?;
+        let offset = (topo.nodes() - ranks) / 2;
+        Ok((offset..offset + ranks).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn centres_4096_ranks_in_a_6561_node_tree() {
+        let topo = crate::topology::build("thin-tree:k=9,up=3,n=4").unwrap();
+        let map = Central.place(4096, topo.as_ref(), 0).unwrap();
+        assert_eq!((map[0], map[4095]), (1232, 5327));
+    }
+}

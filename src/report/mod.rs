@@ -1,0 +1,111 @@
+//! Reports: the only module that knows output formats (human text, JSON) and how files are written.
+
+use crate::error::{Error, Result};
+use crate::run::RunReport;
+use crate::topology::{Structure, Topology};
+use serde::Serialize;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// `topology --json`: the contract's counts plus the spec that built them.
+#[derive(Debug, Clone, Serialize)]
+pub struct TopologyReport {
+    /// Canonical spec.
+    pub topology: String,
+    /// Counts (nodes, switches, links, switch_links, radix, unplugged_ports).
+    #[serde(flatten)]
+    pub structure: Structure,
+    /// Virtual channels per input port the routing uses.
+    pub virtual_channels: u32,
+}
+
+impl TopologyReport {
+    /// Counts the wiring of `topo`.
+    pub fn new(topo: &dyn Topology) -> Self {
+        TopologyReport {
+            topology: topo.spec(),
+            structure: crate::topology::structure(topo),
+            virtual_channels: topo.virtual_channels(),
+        }
+    }
+
+    /// Aligned `key  value` lines.
+    pub fn text(&self) -> String {
+        let s = &self.structure;
+        format!(
+            "topology          {}\nnodes             {}\nswitches          {}\nlinks             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n",
+            self.topology,
+            s.nodes,
+            s.switches,
+            s.links,
+            s.switch_links,
+            s.radix,
+            s.unplugged_ports,
+            self.virtual_channels
+        )
+    }
+}
+
+/// Human-readable summary of one run.
+pub fn run_text(r: &RunReport) -> String {
+    let o = &r.outcome;
+    let mut t = String::new();
+    let _ = writeln!(t, "topology             {} ({} nodes)", r.topology, r.nodes);
+    let _ = writeln!(t, "workload             {}", r.workload);
+    let _ = writeln!(t, "placement            {} (seed {})", r.placement, r.seed);
+    let _ = writeln!(t, "completion_cycles    {}", o.completion_cycles);
+    let _ = writeln!(t, "messages             {}", o.messages);
+    let _ = writeln!(t, "packets              {}", o.packets);
+    let _ = writeln!(t, "phits                {}", o.phits);
+    let _ = writeln!(t, "phit_hops            {}", o.phit_hops);
+    let _ = writeln!(
+        t,
+        "message latency      mean {:.1}, max {} cycles",
+        o.mean_message_latency, o.max_message_latency
+    );
+    let _ = writeln!(
+        t,
+        "wall time            {:.3} s ({:.1} M phit-hops/s, {:.1} M node-cycles/s)",
+        r.wall_seconds,
+        r.phit_hops_per_second / 1e6,
+        r.node_cycles_per_second / 1e6
+    );
+    t
+}
+
+/// Pretty JSON of any report.
+pub fn json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).expect("reports serialise")
+}
+
+/// Writes `contents` to `path` atomically: to a temporary file beside it, synced, then renamed, so a
+/// reader never sees a half-written file.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let io = |source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(contents)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map_err(io)
+}
