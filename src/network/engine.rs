@@ -83,8 +83,8 @@ enum Decision {
     NotReady,
     /// A packet waits but no candidate can take it now.
     Blocked,
-    /// Send on this candidate.
-    Go(Candidate),
+    /// Send on this candidate; `alone` when it was the only usable one.
+    Go { cand: Candidate, alone: bool },
 }
 
 /// A message in flight.
@@ -126,6 +126,11 @@ pub(super) struct Engine<'a> {
     chan_sender: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
     chan_waiters: Vec<Vec<u32>>,
+    /// Allocation round in which a channel was last proposed for, its proposal count in that round and
+    /// the index of the proposal currently holding it (reservoir sampling: a uniform random winner).
+    chan_round: Vec<u64>,
+    chan_bids: Vec<u32>,
+    chan_pick: Vec<u32>,
 
     buf_free: Vec<u32>,
     buf_feeder: Vec<u32>,
@@ -155,7 +160,8 @@ pub(super) struct Engine<'a> {
     route_scratch: Vec<RouteChoice>,
     candidates: Vec<Candidate>,
     dirty: Vec<u32>,
-    proposals: Vec<(u32, u32, Candidate)>,
+    proposals: Vec<(u32, Candidate, bool)>,
+    round: u64,
     steps: Vec<Step>,
 
     outcome: Outcome,
@@ -277,6 +283,9 @@ impl<'a> Engine<'a> {
             chan_busy_until: vec![0; channels as usize],
             chan_sender: vec![u32::MAX; channels as usize],
             chan_waiters: vec![Vec::new(); channels as usize],
+            chan_round: vec![0; channels as usize],
+            chan_bids: vec![0; channels as usize],
+            chan_pick: vec![0; channels as usize],
             chan_down,
             chan_latency,
             buf_free,
@@ -305,6 +314,7 @@ impl<'a> Engine<'a> {
             candidates: Vec::new(),
             dirty: Vec::new(),
             proposals: Vec::new(),
+            round: 0,
             steps: Vec::new(),
             outcome: Outcome {
                 completion_cycles: 0,
@@ -539,6 +549,7 @@ impl<'a> Engine<'a> {
         let mut best: Option<Candidate> = None;
         let mut best_credit = 0u32;
         let mut ties = 0u32;
+        let mut usable = 0u32;
         for i in 0..self.candidates.len() {
             let cand = self.candidates[i];
             if self.chan_busy_until[cand.channel as usize] > self.now {
@@ -552,6 +563,7 @@ impl<'a> Engine<'a> {
             if credit < cand.need {
                 continue;
             }
+            usable += 1;
             if best.is_none() || credit > best_credit {
                 best = Some(cand);
                 best_credit = credit;
@@ -564,7 +576,10 @@ impl<'a> Engine<'a> {
             }
         }
         match best {
-            Some(cand) => Decision::Go(cand),
+            Some(cand) => Decision::Go {
+                cand,
+                alone: usable == 1,
+            },
             None => Decision::Blocked,
         }
     }
@@ -592,9 +607,27 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// Marks the buffers waiting on `channel` for another look, but only if the channel is free and its
+    /// next buffer has room for a packet: a waiter needs both, and the event that completes the pair
+    /// (the channel freeing, or credits returning) is the one that wakes it.
     fn wake_waiters(&mut self, channel: u32) {
-        for i in 0..self.chan_waiters[channel as usize].len() {
-            let b = self.chan_waiters[channel as usize][i];
+        let c = channel as usize;
+        if self.chan_waiters[c].is_empty() || self.chan_busy_until[c] > self.now {
+            return;
+        }
+        let down = self.chan_down[c];
+        let vcs = if channel < self.ports || channel >= self.xbar_base {
+            self.vcs
+        } else {
+            1
+        };
+        let room = down == SINK
+            || (down..down + vcs).any(|d| self.buf_free[d as usize] >= self.packet_phits);
+        if !room {
+            return;
+        }
+        for i in 0..self.chan_waiters[c].len() {
+            let b = self.chan_waiters[c][i];
             self.mark_dirty(b);
         }
     }
@@ -606,35 +639,45 @@ impl<'a> Engine<'a> {
     fn allocate(&mut self) {
         while !self.dirty.is_empty() {
             let round = std::mem::take(&mut self.dirty);
+            self.round += 1;
             self.proposals.clear();
             for &b in &round {
                 match self.decide(b) {
                     Decision::NotReady => {}
                     Decision::Blocked => self.wait_on_candidates(b),
-                    Decision::Go(cand) => self.proposals.push((cand.channel, b, cand)),
+                    Decision::Go { cand, alone } => {
+                        // Reservoir sampling: the k-th bidder for a channel takes it with probability
+                        // 1/k, so every bidder of the round wins with equal probability.
+                        let c = cand.channel as usize;
+                        let index = self.proposals.len() as u32;
+                        if self.chan_round[c] != self.round {
+                            self.chan_round[c] = self.round;
+                            self.chan_bids[c] = 1;
+                            self.chan_pick[c] = index;
+                        } else {
+                            self.chan_bids[c] += 1;
+                            if self.rng.below(self.chan_bids[c]) == 0 {
+                                self.chan_pick[c] = index;
+                            }
+                        }
+                        self.proposals.push((b, cand, alone));
+                    }
                 }
             }
             self.dirty = round;
             self.dirty.clear();
-            if self.proposals.len() > 1 {
-                self.proposals.sort_by_key(|&(channel, _, _)| channel);
-            }
-            let mut i = 0;
-            while i < self.proposals.len() {
-                let channel = self.proposals[i].0;
-                let mut j = i + 1;
-                while j < self.proposals.len() && self.proposals[j].0 == channel {
-                    j += 1;
+            for i in 0..self.proposals.len() {
+                let (b, cand, alone) = self.proposals[i];
+                if self.chan_pick[cand.channel as usize] == i as u32 {
+                    self.start(b, cand);
+                } else if alone {
+                    // Its one usable output is taken: it waits for its candidates to change.
+                    self.fill_candidates(b);
+                    self.wait_on_candidates(b);
+                } else {
+                    // A loser with other usable outputs chooses again in this same cycle.
+                    self.dirty.push(b);
                 }
-                let winner = i + self.rng.below((j - i) as u32) as usize;
-                let (_, b, cand) = self.proposals[winner];
-                self.start(b, cand);
-                for k in (i..j).filter(|&k| k != winner) {
-                    // A loser chooses again among what is left, in this same cycle.
-                    let loser = self.proposals[k].1;
-                    self.dirty.push(loser);
-                }
-                i = j;
             }
         }
     }

@@ -1,0 +1,209 @@
+//! The binary end to end: `topology --json` against seed 004 Table 2, `run --json` fields, and bad
+//! input that must exit non-zero with a clear one-paragraph message and no panic.
+
+use std::process::{Command, Output};
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = netreplay(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// Fails unless the command exits non-zero, without a panic, with every `needle` in its message.
+fn rejects(args: &[&str], needles: &[&str]) {
+    let out = netreplay(args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(err.starts_with("netreplay: error: "), "{args:?}: {err}");
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{needle}` missing from: {err}"
+        );
+    }
+    assert!(out.stdout.is_empty(), "{args:?} printed a partial result");
+}
+
+/// Seed 004 Table 2: the ten complete networks (eight distinct) and their switch radix.
+#[test]
+fn topology_json_reproduces_table_2() {
+    let table = [
+        ("fat-tree:k=8,n=4", 4096, 2048, 16384, 16),
+        ("thin-tree:k=8,up=4,n=4", 4096, 960, 7680, 12),
+        ("thin-tree:k=8,up=2,n=4", 4096, 680, 5440, 10),
+        ("slender-tree:k=8,up=4,n=8", 4096, 1020, 8160, 12),
+        ("slender-tree:k=8,up=2,n=5", 4096, 682, 5456, 10),
+        ("fat-tree:k=6,n=5", 7776, 6480, 38880, 12),
+        ("thin-tree:k=9,up=3,n=4", 6561, 1080, 9720, 12),
+        ("slender-tree:k=9,up=3,n=6", 6561, 1092, 9828, 12),
+    ];
+    for (spec, nodes, switches, links, radix) in table {
+        let v = json(&["topology", spec, "--json"]);
+        let got = (&v["nodes"], &v["switches"], &v["links"], &v["radix"]);
+        assert_eq!(
+            got,
+            (
+                &nodes.into(),
+                &switches.into(),
+                &links.into(),
+                &radix.into()
+            ),
+            "{spec}"
+        );
+        assert_eq!(v["topology"], spec);
+    }
+}
+
+#[test]
+fn run_json_has_the_contract_fields() {
+    let v = json(&[
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--workload",
+        "bu:size=64",
+        "--json",
+    ]);
+    for field in [
+        "completion_cycles",
+        "messages",
+        "packets",
+        "phits",
+        "phit_hops",
+        "ranks",
+    ] {
+        assert!(v[field].is_u64(), "missing {field}: {v}");
+    }
+    // 16 ranks, 4 stages of one packet: within a leaf (L = 2) twice, across the top (L = 4) twice.
+    assert_eq!(v["completion_cycles"], 2 * 18 + 2 * 20);
+    assert_eq!(v["messages"], 64);
+    assert!(v["wall_seconds"].is_f64() && v["phit_hops_per_second"].is_f64());
+}
+
+#[test]
+fn config_file_and_flags_combine_and_out_is_written() {
+    let dir = std::env::temp_dir().join(format!("netreplay-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("run.toml");
+    std::fs::write(
+        &cfg,
+        "topology = \"fat-tree:k=4,n=2\"\nworkload = \"bt:size=64\"\n[network]\nfly_time = 8\n",
+    )
+    .unwrap();
+    let out = dir.join("report.json");
+    let v = json(&[
+        "run",
+        cfg.to_str().unwrap(),
+        "--placement",
+        "random:seed=3",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(v["placement"], "random:seed=3");
+    assert_eq!(v["network"]["fly_time"], 8);
+    let written: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(written["completion_cycles"], v["completion_cycles"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_specs_are_clear_errors() {
+    rejects(
+        &["topology", "fat-forest:k=8,n=4"],
+        &["unknown topology `fat-forest`", "thin-tree"],
+    );
+    rejects(
+        &["topology", "fat-tree:k=8,n=4,up=2"],
+        &["no parameter `up`", "accepted: k, n"],
+    );
+    rejects(
+        &["topology", "fat-tree:k=0,n=4"],
+        &["`k` = 0 is out of range"],
+    );
+    rejects(&["topology", "fat-tree:k=8"], &["`n` is required"]);
+    rejects(&["topology", "fat-tree:k=8,,n=4"], &["column 14"]);
+    rejects(&["topology", "slender-tree:k=8,up=3,n=4"], &["divisible"]);
+    let run = |t: &str, w: &str| {
+        vec![
+            "run".to_string(),
+            "--topology".into(),
+            t.into(),
+            "--workload".into(),
+            w.into(),
+        ]
+    };
+    let args = run("fat-tree:k=4,n=2", "bu:size=100,ranks=32");
+    rejects(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["32 ranks", "only 16 nodes"],
+    );
+    let args = run("fat-tree:k=10,n=3", "2w:size=100");
+    rejects(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["2w", "1000", "961"],
+    );
+    let args = run("fat-tree:k=4,n=2", "bu:size=ten");
+    rejects(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["size", "not a whole number"],
+    );
+    let args = run("fat-tree:k=4,n=2", "zz");
+    rejects(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        &["unknown workload", "bu"],
+    );
+    rejects(&["run", "--workload", "bu"], &["no topology given"]);
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "torus:k=4,n=2,deadlock=none",
+            "--workload",
+            "bu",
+        ],
+        &["bubble, dateline"],
+    );
+}
+
+#[test]
+fn bad_config_files_give_file_line_column() {
+    let dir = std::env::temp_dir().join(format!("netreplay-badcfg-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("bad.toml");
+    std::fs::write(
+        &cfg,
+        "topology = \"fat-tree:k=4,n=2\"\n[network]\nfly_tim = 8\n",
+    )
+    .unwrap();
+    rejects(
+        &["run", cfg.to_str().unwrap()],
+        &["bad.toml:3:1", "fly_tim"],
+    );
+    std::fs::write(
+        &cfg,
+        "topology = \"fat-tree:k=4,n=2\"\n[network]\ninput_queue_packets = 0\n",
+    )
+    .unwrap();
+    rejects(
+        &["run", cfg.to_str().unwrap(), "--workload", "bu"],
+        &["input_queue_packets"],
+    );
+    rejects(
+        &["run", dir.join("missing.toml").to_str().unwrap()],
+        &["missing.toml"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
