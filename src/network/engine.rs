@@ -99,6 +99,48 @@ struct Message {
     issued_at: u64,
 }
 
+/// The hot state of one channel, kept together so that touching a channel costs one cache line.
+#[derive(Debug, Clone, Copy)]
+struct Channel {
+    /// Cycles from a head starting on it to being ready in the next buffer.
+    latency: u32,
+    /// Buffer sending on it now.
+    sender: u32,
+    /// Buffers registered in `chan_waiters`.
+    waiters: u32,
+    /// Allocation round in which it was last bid for, the bids in that round and the index of the
+    /// proposal holding it (reservoir sampling: each bidder wins with equal probability).
+    round: u32,
+    bids: u32,
+    pick: u32,
+}
+
+/// The state of one buffer (a FIFO of whole packets) and its credits.
+#[derive(Debug, Clone, Copy)]
+struct Buffer {
+    /// Cycle at which it was last marked for allocation (deduplicates the dirty list).
+    dirty_at: u64,
+    /// The channel that feeds it.
+    feeder: u32,
+    fifo_start: u32,
+    fifo_cap: u16,
+    fifo_head: u16,
+    fifo_len: u16,
+    /// Its front packet is leaving (the tail has not left yet).
+    sending: bool,
+    /// Registered on its candidate channels' waiter lists.
+    waiting: bool,
+}
+
+/// A packet in flight.
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    /// Cycle at which its head is routed in its current buffer and may request an output.
+    ready: u64,
+    msg: u32,
+    dest: u32,
+}
+
 /// All simulation state, in flat vectors indexed by small integer ids.
 pub(super) struct Engine<'a> {
     topo: &'a dyn Topology,
@@ -120,32 +162,19 @@ pub(super) struct Engine<'a> {
     // crossbar paths into output queues [xbar_base, xbar_base + ports) when enabled.
     xbar_base: u32,
 
-    chan_down: Vec<u32>,
-    chan_latency: Vec<u32>,
+    chans: Vec<Channel>,
+    /// Cycle at which each channel's current packet has left it (compact: scanned per candidate).
     chan_busy_until: Vec<u64>,
-    chan_sender: Vec<u32>,
+    /// Buffer each channel feeds (of virtual channel 0; VC v is `down + v`), [`SINK`] or [`NOWHERE`].
+    chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
     chan_waiters: Vec<Vec<u32>>,
-    /// Allocation round in which a channel was last proposed for, its proposal count in that round and
-    /// the index of the proposal currently holding it (reservoir sampling: a uniform random winner).
-    chan_round: Vec<u64>,
-    chan_bids: Vec<u32>,
-    chan_pick: Vec<u32>,
-
+    bufs: Vec<Buffer>,
+    /// Free phits of each buffer: the credits its feeding channel sees (compact: scanned per candidate).
     buf_free: Vec<u32>,
-    buf_feeder: Vec<u32>,
-    buf_sending: Vec<bool>,
-    buf_waiting: Vec<bool>,
-    buf_dirty_at: Vec<u64>,
-    fifo_start: Vec<u32>,
-    fifo_cap: Vec<u32>,
-    fifo_head: Vec<u32>,
-    fifo_len: Vec<u32>,
+    /// Packet slots of every buffer's FIFO ring, `Buffer::fifo_start..+fifo_cap`.
     fifo_slots: Vec<u32>,
-
-    pkt_msg: Vec<u32>,
-    pkt_dest: Vec<u32>,
-    pkt_ready: Vec<u64>,
+    pkts: Vec<Packet>,
     free_pkts: Vec<u32>,
 
     msgs: Vec<Message>,
@@ -161,7 +190,7 @@ pub(super) struct Engine<'a> {
     candidates: Vec<Candidate>,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,
-    round: u64,
+    round: u32,
     steps: Vec<Step>,
 
     outcome: Outcome,
@@ -259,12 +288,31 @@ impl<'a> Engine<'a> {
                 fifo_cap[b as usize] = packets;
             }
         }
-        let mut fifo_start = Vec::with_capacity(buffers as usize);
+        let mut bufs = Vec::with_capacity(buffers as usize);
         let mut total = 0u32;
-        for &cap in &fifo_cap {
-            fifo_start.push(total);
-            total += cap;
+        for b in 0..buffers as usize {
+            bufs.push(Buffer {
+                dirty_at: u64::MAX,
+                feeder: buf_feeder[b],
+                fifo_start: total,
+                fifo_cap: fifo_cap[b] as u16,
+                fifo_head: 0,
+                fifo_len: 0,
+                sending: false,
+                waiting: false,
+            });
+            total += fifo_cap[b];
         }
+        let chans = (0..channels as usize)
+            .map(|c| Channel {
+                latency: chan_latency[c],
+                sender: u32::MAX,
+                waiters: 0,
+                round: 0,
+                bids: 0,
+                pick: 0,
+            })
+            .collect();
 
         let horizon = u64::from(p) + u64::from(fly) + u64::from(routing) + 2;
         Engine {
@@ -280,27 +328,14 @@ impl<'a> Engine<'a> {
             inj_base,
             out_base,
             xbar_base,
+            chans,
             chan_busy_until: vec![0; channels as usize],
-            chan_sender: vec![u32::MAX; channels as usize],
-            chan_waiters: vec![Vec::new(); channels as usize],
-            chan_round: vec![0; channels as usize],
-            chan_bids: vec![0; channels as usize],
-            chan_pick: vec![0; channels as usize],
             chan_down,
-            chan_latency,
+            chan_waiters: vec![Vec::new(); channels as usize],
+            bufs,
             buf_free,
-            buf_feeder,
-            buf_sending: vec![false; buffers as usize],
-            buf_waiting: vec![false; buffers as usize],
-            buf_dirty_at: vec![u64::MAX; buffers as usize],
-            fifo_start,
-            fifo_cap,
-            fifo_head: vec![0; buffers as usize],
-            fifo_len: vec![0; buffers as usize],
             fifo_slots: vec![0; total as usize],
-            pkt_msg: Vec::new(),
-            pkt_dest: Vec::new(),
-            pkt_ready: Vec::new(),
+            pkts: Vec::new(),
             free_pkts: Vec::new(),
             msgs: Vec::new(),
             free_msgs: Vec::new(),
@@ -410,7 +445,7 @@ impl<'a> Engine<'a> {
     fn deliver(&mut self, pkt: u32) {
         self.outcome.phits_delivered += u64::from(self.packet_phits);
         self.free_pkts.push(pkt);
-        let id = self.pkt_msg[pkt as usize];
+        let id = self.pkts[pkt as usize].msg;
         let msg = &mut self.msgs[id as usize];
         msg.packets_to_deliver -= 1;
         if msg.packets_to_deliver > 0 {
@@ -432,44 +467,44 @@ impl<'a> Engine<'a> {
 
     #[inline]
     fn mark_dirty(&mut self, b: u32) {
-        if self.buf_dirty_at[b as usize] != self.now {
-            self.buf_dirty_at[b as usize] = self.now;
+        if self.bufs[b as usize].dirty_at != self.now {
+            self.bufs[b as usize].dirty_at = self.now;
             self.dirty.push(b);
         }
     }
 
     #[inline]
     fn front(&self, b: u32) -> Option<u32> {
-        let b = b as usize;
-        (self.fifo_len[b] > 0)
-            .then(|| self.fifo_slots[(self.fifo_start[b] + self.fifo_head[b]) as usize])
+        let buf = &self.bufs[b as usize];
+        (buf.fifo_len > 0)
+            .then(|| self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize])
     }
 
     #[inline]
     fn pop_front(&mut self, b: u32) -> u32 {
-        let b = b as usize;
-        let pkt = self.fifo_slots[(self.fifo_start[b] + self.fifo_head[b]) as usize];
-        self.fifo_head[b] += 1;
-        if self.fifo_head[b] == self.fifo_cap[b] {
-            self.fifo_head[b] = 0;
+        let buf = &mut self.bufs[b as usize];
+        let pkt = self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize];
+        buf.fifo_head += 1;
+        if buf.fifo_head == buf.fifo_cap {
+            buf.fifo_head = 0;
         }
-        self.fifo_len[b] -= 1;
+        buf.fifo_len -= 1;
         pkt
     }
 
     #[inline]
     fn push_back(&mut self, b: u32, pkt: u32) {
-        let b = b as usize;
+        let buf = &mut self.bufs[b as usize];
         debug_assert!(
-            self.fifo_len[b] < self.fifo_cap[b],
+            buf.fifo_len < buf.fifo_cap,
             "credit accounting let a buffer overflow"
         );
-        let mut slot = self.fifo_head[b] + self.fifo_len[b];
-        if slot >= self.fifo_cap[b] {
-            slot -= self.fifo_cap[b];
+        let mut slot = buf.fifo_head + buf.fifo_len;
+        if slot >= buf.fifo_cap {
+            slot -= buf.fifo_cap;
         }
-        self.fifo_slots[(self.fifo_start[b] + slot) as usize] = pkt;
-        self.fifo_len[b] += 1;
+        self.fifo_slots[(buf.fifo_start + u32::from(slot)) as usize] = pkt;
+        buf.fifo_len += 1;
     }
 
     /// Fills `self.candidates` with the next hops of the packet at the front of buffer `b`.
@@ -486,7 +521,7 @@ impl<'a> Engine<'a> {
                 sw,
                 port - base,
                 b % self.vcs,
-                self.pkt_dest[pkt as usize],
+                self.pkts[pkt as usize].dest,
                 &mut self.route_scratch,
             );
             for choice in &self.route_scratch {
@@ -532,7 +567,7 @@ impl<'a> Engine<'a> {
     }
 
     fn decide(&mut self, b: u32) -> Decision {
-        if self.buf_sending[b as usize] {
+        if self.bufs[b as usize].sending {
             return Decision::NotReady;
         }
         if (self.inj_base..self.out_base).contains(&b) {
@@ -541,7 +576,7 @@ impl<'a> Engine<'a> {
             }
         } else {
             match self.front(b) {
-                Some(pkt) if self.pkt_ready[pkt as usize] <= self.now => {}
+                Some(pkt) if self.pkts[pkt as usize].ready <= self.now => {}
                 _ => return Decision::NotReady,
             }
         }
@@ -586,22 +621,24 @@ impl<'a> Engine<'a> {
 
     /// Registers blocked buffer `b` (whose candidates are in `self.candidates`) on its channels.
     fn wait_on_candidates(&mut self, b: u32) {
-        if !self.buf_waiting[b as usize] {
-            self.buf_waiting[b as usize] = true;
+        if !self.bufs[b as usize].waiting {
+            self.bufs[b as usize].waiting = true;
             for cand in &self.candidates {
                 self.chan_waiters[cand.channel as usize].push(b);
+                self.chans[cand.channel as usize].waiters += 1;
             }
         }
     }
 
     fn stop_waiting(&mut self, b: u32) {
-        if self.buf_waiting[b as usize] {
-            self.buf_waiting[b as usize] = false;
+        if self.bufs[b as usize].waiting {
+            self.bufs[b as usize].waiting = false;
             self.fill_candidates(b);
             for cand in &self.candidates {
                 let waiters = &mut self.chan_waiters[cand.channel as usize];
                 if let Some(i) = waiters.iter().position(|&w| w == b) {
                     waiters.swap_remove(i);
+                    self.chans[cand.channel as usize].waiters -= 1;
                 }
             }
         }
@@ -611,11 +648,13 @@ impl<'a> Engine<'a> {
     /// next buffer has room for a packet: a waiter needs both, and the event that completes the pair
     /// (the channel freeing, or credits returning) is the one that wakes it.
     fn wake_waiters(&mut self, channel: u32) {
-        let c = channel as usize;
-        if self.chan_waiters[c].is_empty() || self.chan_busy_until[c] > self.now {
+        let (waiters, down) = (
+            self.chans[channel as usize].waiters,
+            self.chan_down[channel as usize],
+        );
+        if waiters == 0 || self.chan_busy_until[channel as usize] > self.now {
             return;
         }
-        let down = self.chan_down[c];
         let vcs = if channel < self.ports || channel >= self.xbar_base {
             self.vcs
         } else {
@@ -626,8 +665,8 @@ impl<'a> Engine<'a> {
         if !room {
             return;
         }
-        for i in 0..self.chan_waiters[c].len() {
-            let b = self.chan_waiters[c][i];
+        for i in 0..self.chan_waiters[channel as usize].len() {
+            let b = self.chan_waiters[channel as usize][i];
             self.mark_dirty(b);
         }
     }
@@ -639,7 +678,12 @@ impl<'a> Engine<'a> {
     fn allocate(&mut self) {
         while !self.dirty.is_empty() {
             let round = std::mem::take(&mut self.dirty);
-            self.round += 1;
+            self.round = self.round.wrapping_add(1);
+            if self.round == 0 {
+                // After 2^32 rounds, forget old bids so a stale round number never matches.
+                self.chans.iter_mut().for_each(|c| c.round = 0);
+                self.round = 1;
+            }
             self.proposals.clear();
             for &b in &round {
                 match self.decide(b) {
@@ -650,14 +694,14 @@ impl<'a> Engine<'a> {
                         // 1/k, so every bidder of the round wins with equal probability.
                         let c = cand.channel as usize;
                         let index = self.proposals.len() as u32;
-                        if self.chan_round[c] != self.round {
-                            self.chan_round[c] = self.round;
-                            self.chan_bids[c] = 1;
-                            self.chan_pick[c] = index;
+                        if self.chans[c].round != self.round {
+                            self.chans[c].round = self.round;
+                            self.chans[c].bids = 1;
+                            self.chans[c].pick = index;
                         } else {
-                            self.chan_bids[c] += 1;
-                            if self.rng.below(self.chan_bids[c]) == 0 {
-                                self.chan_pick[c] = index;
+                            self.chans[c].bids += 1;
+                            if self.rng.below(self.chans[c].bids) == 0 {
+                                self.chans[c].pick = index;
                             }
                         }
                         self.proposals.push((b, cand, alone));
@@ -668,7 +712,7 @@ impl<'a> Engine<'a> {
             self.dirty.clear();
             for i in 0..self.proposals.len() {
                 let (b, cand, alone) = self.proposals[i];
-                if self.chan_pick[cand.channel as usize] == i as u32 {
+                if self.chans[cand.channel as usize].pick == i as u32 {
                     self.start(b, cand);
                 } else if alone {
                     // Its one usable output is taken: it waits for its candidates to change.
@@ -693,25 +737,25 @@ impl<'a> Engine<'a> {
             self.pop_front(b)
         };
         let c = cand.channel as usize;
-        self.buf_sending[b as usize] = true;
-        self.chan_sender[c] = b;
+        self.bufs[b as usize].sending = true;
+        self.chans[c].sender = b;
         self.chan_busy_until[c] = now + u64::from(p);
         self.wheel
             .schedule(now + u64::from(p), Event::TransmitDone(cand.channel));
         if cand.channel < self.xbar_base {
             self.outcome.phit_hops += u64::from(p);
         }
-        let ready = now + u64::from(self.chan_latency[c]);
+        let ready = now + u64::from(self.chans[c].latency);
         if cand.down == SINK {
             self.wheel
                 .schedule(ready + u64::from(p), Event::Deliver(pkt));
         } else {
             let down = cand.down;
             self.buf_free[down as usize] -= p;
-            self.pkt_ready[pkt as usize] = ready;
-            let was_empty = self.fifo_len[down as usize] == 0;
+            self.pkts[pkt as usize].ready = ready;
+            let was_empty = self.bufs[down as usize].fifo_len == 0;
             self.push_back(down, pkt);
-            if was_empty && !self.buf_sending[down as usize] {
+            if was_empty && !self.bufs[down as usize].sending {
                 self.wheel.schedule(ready, Event::HeadReady(down));
             }
         }
@@ -730,31 +774,33 @@ impl<'a> Engine<'a> {
         self.outcome.phits_injected += u64::from(self.packet_phits);
         match self.free_pkts.pop() {
             Some(pkt) => {
-                self.pkt_msg[pkt as usize] = id;
-                self.pkt_dest[pkt as usize] = dest;
+                self.pkts[pkt as usize].msg = id;
+                self.pkts[pkt as usize].dest = dest;
                 pkt
             }
             None => {
-                self.pkt_msg.push(id);
-                self.pkt_dest.push(dest);
-                self.pkt_ready.push(0);
-                (self.pkt_msg.len() - 1) as u32
+                self.pkts.push(Packet {
+                    ready: 0,
+                    msg: id,
+                    dest,
+                });
+                (self.pkts.len() - 1) as u32
             }
         }
     }
 
     fn transmit_done(&mut self, channel: u32) {
-        let b = self.chan_sender[channel as usize];
-        self.buf_sending[b as usize] = false;
+        let b = self.chans[channel as usize].sender;
+        self.bufs[b as usize].sending = false;
         self.wake_waiters(channel);
         if (self.inj_base..self.out_base).contains(&b) {
             self.mark_dirty(b);
             return;
         }
         self.buf_free[b as usize] += self.packet_phits;
-        self.wake_waiters(self.buf_feeder[b as usize]);
+        self.wake_waiters(self.bufs[b as usize].feeder);
         if let Some(pkt) = self.front(b) {
-            let ready = self.pkt_ready[pkt as usize];
+            let ready = self.pkts[pkt as usize].ready;
             if ready <= self.now {
                 self.mark_dirty(b);
             } else {
@@ -779,14 +825,14 @@ impl<'a> Engine<'a> {
         let in_network = self.outcome.phits_injected - self.outcome.phits_delivered;
         let mut stuck_buffers = Vec::new();
         for b in 0..self.inj_base {
-            if self.fifo_len[b as usize] > 0 && stuck_buffers.len() < 6 {
+            if self.bufs[b as usize].fifo_len > 0 && stuck_buffers.len() < 6 {
                 let port = b / self.vcs;
                 let sw = self.port_switch[port as usize];
                 stuck_buffers.push(format!(
                     "switch {sw} port {} vc {} holds {} packets",
                     port - self.port_start[sw as usize],
                     b % self.vcs,
-                    self.fifo_len[b as usize]
+                    self.bufs[b as usize].fifo_len
                 ));
             }
         }
