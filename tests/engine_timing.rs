@@ -8,6 +8,12 @@ use netreplay::network::{NetworkModel, Outcome, simulate};
 use netreplay::topology::{self, Endpoint, RouteChoice, Topology};
 use netreplay::workload::{Op, Program};
 
+/// Replays `program` on the topology `spec` with the default model, rank r on node `nodes[r]`.
+fn on_default_model(spec: &str, program: &Program, nodes: &[u32]) -> Result<Outcome, Error> {
+    let topo = topology::build(spec).unwrap();
+    simulate(topo.as_ref(), &NetworkModel::default(), program, nodes, 1)
+}
+
 /// One message of `bytes` from rank 0 to rank 1, placed on nodes `src` and `dst`.
 fn one_message(spec: &str, src: u32, dst: u32, bytes: u64, model: NetworkModel) -> Outcome {
     let topo = topology::build(spec).unwrap();
@@ -103,7 +109,6 @@ fn routing_delay_and_fly_time() {
 #[test]
 fn a_receive_that_releases_a_send_adds_no_cycle() {
     // Ping-pong within a leaf: 18 cycles each way.
-    let topo = topology::build("fat-tree:k=4,n=2").unwrap();
     let program = Program::from_fn(2, |r, ops| {
         let other = 1 - r;
         if r == 0 {
@@ -128,14 +133,7 @@ fn a_receive_that_releases_a_send_adds_no_cycle() {
             });
         }
     });
-    let o = simulate(
-        topo.as_ref(),
-        &NetworkModel::default(),
-        &program,
-        &[0, 1],
-        1,
-    )
-    .unwrap();
+    let o = on_default_model("fat-tree:k=4,n=2", &program, &[0, 1]).unwrap();
     assert_eq!(o.completion_cycles, 36);
     assert_eq!(o.max_message_latency, 18);
 }
@@ -145,7 +143,6 @@ fn contention_for_one_ejection_link_serialises() {
     // Nodes 0 and 1 each send one packet to node 2 at cycle 0 (same leaf). Both heads reach the switch
     // at cycle 1; one wins the link to node 2 (consumed at 18), the other starts when the link frees at
     // 17 and is consumed at 17 + 1 + 16 = 34. Compute between receives is added exactly.
-    let topo = topology::build("fat-tree:k=4,n=2").unwrap();
     let program = Program::from_fn(3, |r, ops| match r {
         2 => {
             ops.push(Op::Recv { from: 0, tag: 0 });
@@ -158,14 +155,7 @@ fn contention_for_one_ejection_link_serialises() {
             tag: 0,
         }),
     });
-    let o = simulate(
-        topo.as_ref(),
-        &NetworkModel::default(),
-        &program,
-        &[0, 1, 2],
-        1,
-    )
-    .unwrap();
+    let o = on_default_model("fat-tree:k=4,n=2", &program, &[0, 1, 2]).unwrap();
     assert_eq!(o.completion_cycles, 34 + 1000);
     assert_eq!(o.max_message_latency, 34);
     assert_eq!(o.mean_message_latency, 26.0);
@@ -173,7 +163,6 @@ fn contention_for_one_ejection_link_serialises() {
 
 #[test]
 fn a_receive_nobody_sends_is_reported_with_the_blocked_rank() {
-    let topo = topology::build("fat-tree:k=4,n=2").unwrap();
     let program = Program::from_fn(3, |r, ops| match r {
         0 => ops.push(Op::Send {
             to: 1,
@@ -183,14 +172,7 @@ fn a_receive_nobody_sends_is_reported_with_the_blocked_rank() {
         1 => ops.push(Op::Recv { from: 0, tag: 0 }),
         _ => ops.push(Op::Recv { from: 0, tag: 5 }),
     });
-    let e = simulate(
-        topo.as_ref(),
-        &NetworkModel::default(),
-        &program,
-        &[0, 1, 2],
-        1,
-    )
-    .unwrap_err();
+    let e = on_default_model("fat-tree:k=4,n=2", &program, &[0, 1, 2]).unwrap_err();
     let text = e.to_string();
     assert!(
         matches!(&e, Error::Deadlock(r) if r.blocked_ranks == [(2, 0, 5)]),
