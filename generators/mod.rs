@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::spec::{Params, Registry};
 use crate::workload::Generator;
 
-/// Every workload generator, by spec name. One line per pattern.
+/// Every workload generator, by spec name. One line per pattern, plus replay of a trace file.
 pub static REGISTRY: Registry<Box<dyn Generator>> = Registry {
     kind: "workload",
     entries: &[
@@ -27,6 +27,7 @@ pub static REGISTRY: Registry<Box<dyn Generator>> = Registry {
         butterfly::ENTRY,
         binary_tree::ENTRY,
         waterfall::ENTRY,
+        crate::trace::ENTRY,
     ],
 };
 
@@ -258,10 +259,16 @@ mod tests {
     use super::*;
     use crate::workload::build;
 
+    /// The generated patterns (the registry's last entry, `trace`, reads a file instead).
+    const PATTERNS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];
+
     #[test]
     fn registry_order_and_specs() {
-        assert_eq!(REGISTRY.names(), ["2w", "3w", "2m", "3m", "bu", "bt", "wf"]);
-        for name in REGISTRY.names() {
+        assert_eq!(
+            REGISTRY.names(),
+            ["2w", "3w", "2m", "3m", "bu", "bt", "wf", "trace"]
+        );
+        for name in PATTERNS {
             let g = REGISTRY.build_str(name).unwrap();
             assert_eq!(g.spec(), format!("{name}:size=1000"));
             let g = REGISTRY.build_str(&format!("{name}:size=10K")).unwrap();
@@ -279,7 +286,7 @@ mod tests {
 
     #[test]
     fn every_pattern_refuses_too_few_ranks() {
-        for name in REGISTRY.names() {
+        for name in PATTERNS {
             for ranks in [0, 1] {
                 let e = REGISTRY
                     .build_str(name)

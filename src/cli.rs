@@ -1,10 +1,10 @@
 //! The command line: clap definitions turned into validated library calls. The one place that knows
 //! about flags; everything else takes typed config.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{placement, topology, workload};
+use crate::{placement, topology, trace, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -48,6 +48,18 @@ enum Command {
         /// Also write the JSON report to this file (atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Write a workload as a trace file (traces/FORMAT.md) that `run --workload trace:file=FILE`
+    /// replays with the same completion time.
+    Generate {
+        /// Workload spec, e.g. `bt:size=1000` (a `trace:file=...` spec converts a trace).
+        spec: String,
+        /// Number of ranks to generate.
+        #[arg(long)]
+        ranks: u32,
+        /// Output file, written atomically; zstd-compressed when it ends in `.zst`.
+        #[arg(long)]
+        out: PathBuf,
     },
 }
 
@@ -98,6 +110,32 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 report::write_atomic(&path, text.as_bytes())?;
             }
             print!("{}", if json { text } else { report::run_text(&r) });
+        }
+        Command::Generate { spec, ranks, out } => {
+            let wl = workload::build(&spec)?;
+            if wl.ranks.is_some_and(|r| r != ranks) {
+                return Err(Error::Invalid(format!(
+                    "workload `{spec}` says ranks={} but --ranks is {ranks}; give the count once",
+                    wl.ranks.unwrap_or(ranks)
+                )));
+            }
+            let max = topology::MAX_NODES;
+            if u64::from(ranks) > max {
+                return Err(Error::Invalid(format!(
+                    "--ranks {ranks} is more than the simulator handles (at most {max})"
+                )));
+            }
+            let program = wl.generator.generate(ranks)?;
+            trace::write(&program, &out)?;
+            println!(
+                "wrote {} ({} ranks, {} ops) to {}",
+                wl.generator.spec(),
+                program.ranks(),
+                (0..program.ranks())
+                    .map(|r| program.rank_ops(r).len())
+                    .sum::<usize>(),
+                out.display()
+            );
         }
     }
     Ok(())

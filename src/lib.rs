@@ -11,4 +11,5 @@ pub mod rng;
 pub mod run;
 pub mod spec;
 pub mod topology;
+pub mod trace;
 pub mod workload;

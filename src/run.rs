@@ -98,7 +98,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let seed = config.seed.unwrap_or(1);
     config.network.validate(topo.as_ref())?;
 
-    let ranks = wl.ranks.unwrap_or(topo.nodes());
+    let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
     let program = wl.generator.generate(ranks)?;
 

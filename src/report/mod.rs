@@ -82,6 +82,15 @@ pub fn json<T: Serialize>(value: &T) -> String {
 /// Writes `contents` to `path` atomically: to a temporary file beside it, synced, then renamed, so a
 /// reader never sees a half-written file.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| f.write_all(contents))
+}
+
+/// [`write_atomic`] for output produced piece by piece (e.g. streamed through a compressor): `fill`
+/// writes into the temporary file, which is renamed over `path` only if `fill` succeeds.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> Result<()> {
     let io = |source| Error::Io {
         path: path.display().to_string(),
         source,
@@ -100,7 +109,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     ));
     let result = (|| {
         let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(contents)?;
+        fill(&mut f)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)
     })();

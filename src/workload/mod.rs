@@ -1,7 +1,7 @@
 //! Workloads: what every rank does, as a [`Program`] of sends, receives and computation.
 //!
-//! Generators (the seven causal patterns of seed 004 §3.3, one file each in `generators/`) and, later,
-//! trace parsers all emit the same [`Program`], so the engine replays both alike. A program says nothing
+//! Generators (the seven causal patterns of seed 004 §3.3, one file each in `generators/`) and trace
+//! files (`crate::trace`) all emit the same [`Program`], so the engine replays both alike. A program says nothing
 //! about nodes: placement maps ranks to nodes afterwards.
 
 #[path = "../../generators/mod.rs"]
@@ -108,6 +108,11 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     /// The programs of `ranks` ranks; a rank count the pattern cannot use (2w on a non-square count,
     /// bu on a non-power of two) is an [`Error::Invalid`] that says which counts work.
     fn generate(&self, ranks: u32) -> Result<Program>;
+    /// The rank count the workload fixes itself, if any (a trace knows its ranks); a run uses it when
+    /// the spec gives no `ranks=`, instead of every node of the topology.
+    fn ranks(&self) -> Option<u32> {
+        None
+    }
 }
 
 /// A workload spec taken apart: its generator and the rank count, if the spec gives one.
@@ -115,7 +120,7 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
 pub struct WorkloadSpec {
     /// The generator.
     pub generator: Box<dyn Generator>,
-    /// `ranks=` if given; otherwise the run uses every node of the topology.
+    /// `ranks=` if given; otherwise the generator's own count (a trace's), else every node.
     pub ranks: Option<u32>,
 }
 
