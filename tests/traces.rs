@@ -1,0 +1,226 @@
+//! Traces end to end: every generator written as a trace (plain and zstd) reads back as the same
+//! program and replays through the binary with the same completion time; zstd is recognised by its
+//! magic bytes; truncated or malformed traces are clear errors with their position; a receive nobody
+//! sends reports the blocked rank.
+
+use netreplay::error::Error;
+use netreplay::trace;
+use netreplay::workload::{Program, REGISTRY};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+const PATTERNS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];
+
+/// The 64-node network every replay here runs on (64 = 8^2 = 4^3 = 2^6 suits every pattern).
+const TOPOLOGY: &str = "fat-tree:k=4,n=3";
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh path in this test target's scratch folder.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("traces");
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn generate(spec: &str, ranks: u32) -> Program {
+    REGISTRY
+        .build_str(spec)
+        .unwrap()
+        .generate(ranks)
+        .unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+/// `run --json` of `workload` on [`TOPOLOGY`].
+fn run_json(workload: &str) -> serde_json::Value {
+    let out = netreplay(&[
+        "run",
+        "--topology",
+        TOPOLOGY,
+        "--workload",
+        workload,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{workload}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("valid JSON")
+}
+
+/// The stderr of a run that must fail without a panic.
+fn run_error(workload: &str) -> String {
+    let out = netreplay(&["run", "--topology", TOPOLOGY, "--workload", workload]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{workload} should fail");
+    assert!(!err.contains("panicked"), "{workload} panicked: {err}");
+    assert!(out.stdout.is_empty(), "{workload} printed a partial result");
+    err
+}
+
+fn path_str(p: &std::path::Path) -> &str {
+    p.to_str().expect("scratch paths are UTF-8")
+}
+
+#[test]
+fn every_generator_round_trips_and_replays_with_the_same_completion_time() {
+    for name in PATTERNS {
+        let spec = format!("{name}:size=1000");
+        let program = generate(&spec, 64);
+        let plain = scratch(&format!("{name}.trc"));
+        trace::write(&program, &plain).unwrap();
+        assert_eq!(trace::read(&plain).unwrap(), program, "{name} plain");
+        assert!(
+            std::fs::read_to_string(&plain)
+                .unwrap()
+                .starts_with("netreplay-trace 1\nranks 64\n")
+        );
+
+        // The compressed one through the `generate` command.
+        let zst = scratch(&format!("{name}.trc.zst"));
+        let out = netreplay(&["generate", &spec, "--ranks", "64", "--out", path_str(&zst)]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let bytes = std::fs::read(&zst).unwrap();
+        assert_eq!(bytes[..4], trace::ZSTD_MAGIC, "{name}: not compressed");
+        assert_eq!(trace::read(&zst).unwrap(), program, "{name} zst");
+
+        let direct = run_json(&format!("{spec},ranks=64"));
+        assert!(direct["completion_cycles"].as_u64().unwrap() > 0, "{name}");
+        for file in [&plain, &zst] {
+            let replay = run_json(&format!("trace:file={}", path_str(file)));
+            for field in [
+                "completion_cycles",
+                "messages",
+                "packets",
+                "phit_hops",
+                "ranks",
+            ] {
+                assert_eq!(replay[field], direct[field], "{name} {field} via {file:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_trace_replays_on_its_own_rank_count_and_refuses_another() {
+    let path = scratch("bt16.trc");
+    trace::write(&generate("bt:size=1000", 16), &path).unwrap();
+    let file = format!("trace:file={}", path_str(&path));
+    let v = run_json(&file);
+    assert_eq!(v["ranks"], 16);
+    assert_eq!(v["nodes"], 64);
+    let direct = run_json("bt:size=1000,ranks=16");
+    assert_eq!(v["completion_cycles"], direct["completion_cycles"]);
+    let err = run_error(&format!("{file},ranks=32"));
+    assert!(
+        err.contains("has 16 ranks but the run asks for 32"),
+        "{err}"
+    );
+}
+
+#[test]
+fn zstd_is_recognised_by_its_magic_bytes_not_the_name() {
+    let program = generate("bu:size=100", 16);
+    let zst = scratch("magic.zst");
+    trace::write(&program, &zst).unwrap();
+    let renamed = scratch("compressed-but-named.trc");
+    std::fs::copy(&zst, &renamed).unwrap();
+    assert_eq!(trace::read(&renamed).unwrap(), program);
+    // And a plain trace named .zst is read as text.
+    let plain = scratch("plain.trc");
+    trace::write(&program, &plain).unwrap();
+    let misnamed = scratch("plain-but-named.zst");
+    std::fs::copy(&plain, &misnamed).unwrap();
+    assert_eq!(trace::read(&misnamed).unwrap(), program);
+}
+
+#[test]
+fn a_truncated_zstd_trace_is_an_error_naming_the_file() {
+    let zst = scratch("full.trc.zst");
+    trace::write(&generate("3m:size=1000", 64), &zst).unwrap();
+    let bytes = std::fs::read(&zst).unwrap();
+    let cut = scratch("cut.trc.zst");
+    let name = path_str(&cut).to_string();
+    for len in [4, 5, 10, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&cut, &bytes[..len]).unwrap();
+        let e = trace::read(&cut).expect_err("a truncated trace must not read");
+        let msg = e.to_string();
+        assert!(msg.contains(&name), "{len}: {msg}");
+        assert!(
+            msg.contains("truncated or corrupt") || matches!(e, Error::File { .. }),
+            "{len}: {msg}"
+        );
+    }
+    let err = run_error(&format!("trace:file={name}"));
+    assert!(err.contains("truncated or corrupt"), "{err}");
+}
+
+#[test]
+fn malformed_traces_report_file_line_and_column() {
+    let path = scratch("bad.trc");
+    std::fs::write(
+        &path,
+        "netreplay-trace 1\n# ping\nranks 8\n\n0 send 1 64\n1 sned 0 64\n",
+    )
+    .unwrap();
+    let err = run_error(&format!("trace:file={}", path_str(&path)));
+    let want = format!(
+        "{}:6:3: expected `send`, `recv` or `compute`, found `sned`",
+        path_str(&path)
+    );
+    assert!(err.contains(&want), "{err}");
+
+    std::fs::write(&path, "netreplay-trace 1\nranks 8\n0 recv 9\n").unwrap();
+    let err = run_error(&format!("trace:file={}", path_str(&path)));
+    assert!(err.contains(":3:8: rank 9 out of range 0..8"), "{err}");
+
+    std::fs::write(&path, "netreplay-trace 2\nranks 8\n").unwrap();
+    let err = run_error(&format!("trace:file={}", path_str(&path)));
+    assert!(err.contains(":1:17: unsupported version 2"), "{err}");
+
+    let err = run_error("trace:file=/nonexistent/trace.trc");
+    assert!(err.contains("/nonexistent/trace.trc"), "{err}");
+}
+
+#[test]
+fn a_receive_nobody_sends_reports_the_blocked_rank() {
+    let path = scratch("orphan.trc");
+    std::fs::write(
+        &path,
+        "netreplay-trace 1\nranks 4\n0 send 1 64\n1 recv 0\n3 recv 2 7  # never sent\n",
+    )
+    .unwrap();
+    let err = run_error(&format!("trace:file={}", path_str(&path)));
+    assert!(err.contains("rank 3 waits for rank 2 tag 7"), "{err}");
+}
+
+#[test]
+fn generate_refuses_bad_requests_cleanly() {
+    let out_path = scratch("never.trc");
+    for (args, needle) in [
+        (vec!["bu", "--ranks", "12"], "power-of-two"),
+        (vec!["bu:ranks=8", "--ranks", "16"], "give the count once"),
+        (vec!["nope", "--ranks", "16"], "unknown workload"),
+    ] {
+        let mut a = vec!["generate"];
+        a.extend(args.iter().copied());
+        a.extend(["--out", path_str(&out_path)]);
+        let out = netreplay(&a);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{a:?}");
+        assert!(err.contains(needle), "{a:?}: {err}");
+        assert!(!out_path.exists(), "{a:?} left a file");
+    }
+}
