@@ -224,3 +224,10 @@ fn generate_refuses_bad_requests_cleanly() {
         assert!(!out_path.exists(), "{a:?} left a file");
     }
 }
+
+#[test]
+fn the_sample_trace_is_bt_on_16_ranks() {
+    let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/bt-size1000-16.trc");
+    let program = trace::read(std::path::Path::new(sample)).unwrap();
+    assert_eq!(program, generate("bt:size=1000", 16));
+}
