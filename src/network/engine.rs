@@ -29,12 +29,12 @@
 //! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
 
 use super::NetworkModel;
-use super::ranks::{Ranks, Step};
+use super::driver::{Consumed, Driver};
+use super::ranks::Step;
 use super::wheel::{Event, Wheel};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::rng::Rng;
 use crate::topology::{Endpoint, RouteChoice, Topology};
-use crate::workload::Program;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -66,6 +66,10 @@ pub struct Outcome {
     pub mean_message_latency: f64,
     /// Events the engine processed.
     pub events: u64,
+    /// Load per class of link (injection, ejection, tree level up/down, switch-switch).
+    pub link_classes: Vec<super::stats::ClassLoad>,
+    /// The most loaded links.
+    pub busiest_links: Vec<super::stats::LinkLoad>,
 }
 
 /// A candidate next hop for the packet at the front of a buffer, resolved to engine ids.
@@ -135,6 +139,8 @@ struct Buffer {
 /// A packet in flight.
 #[derive(Debug, Clone, Copy)]
 struct Packet {
+    /// Links crossed so far, node links included.
+    hops: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
     ready: u64,
     msg: u32,
@@ -142,7 +148,7 @@ struct Packet {
 }
 
 /// All simulation state, in flat vectors indexed by small integer ids.
-pub(super) struct Engine<'a> {
+pub(super) struct Engine<'a, D: Driver> {
     topo: &'a dyn Topology,
     packet_phits: u32,
     packet_bytes: u64,
@@ -165,6 +171,8 @@ pub(super) struct Engine<'a> {
     chans: Vec<Channel>,
     /// Cycle at which each channel's current packet has left it (compact: scanned per candidate).
     chan_busy_until: Vec<u64>,
+    /// Phits each channel has carried.
+    chan_phits: Vec<u64>,
     /// Buffer each channel feeds (of virtual channel 0; VC v is `down + v`), [`SINK`] or [`NOWHERE`].
     chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
@@ -181,7 +189,7 @@ pub(super) struct Engine<'a> {
     free_msgs: Vec<u32>,
     node_queue: Vec<VecDeque<u32>>,
     rank_node: &'a [u32],
-    ranks: Ranks<'a>,
+    driver: D,
 
     wheel: Wheel,
     rng: Rng,
@@ -198,12 +206,12 @@ pub(super) struct Engine<'a> {
     messages_open: u64,
 }
 
-impl<'a> Engine<'a> {
+impl<'a, D: Driver> Engine<'a, D> {
     /// Flattens the topology's wiring into channel and buffer arrays.
     pub(super) fn new(
         topo: &'a dyn Topology,
         model: &NetworkModel,
-        program: &'a Program,
+        driver: D,
         rank_node: &'a [u32],
         seed: u64,
     ) -> Self {
@@ -331,6 +339,7 @@ impl<'a> Engine<'a> {
             chans,
             chan_busy_until: vec![0; channels as usize],
             chan_down,
+            chan_phits: vec![0; channels as usize],
             chan_waiters: vec![Vec::new(); channels as usize],
             bufs,
             buf_free,
@@ -341,7 +350,7 @@ impl<'a> Engine<'a> {
             free_msgs: Vec::new(),
             node_queue: vec![VecDeque::new(); nodes as usize],
             rank_node,
-            ranks: Ranks::new(program),
+            driver,
             wheel: Wheel::new(horizon),
             rng: Rng::new(seed),
             now: 0,
@@ -362,6 +371,8 @@ impl<'a> Engine<'a> {
                 max_message_latency: 0,
                 mean_message_latency: 0.0,
                 events: 0,
+                link_classes: Vec::new(),
+                busiest_links: Vec::new(),
             },
             latency_sum: 0,
             messages_open: 0,
@@ -369,10 +380,10 @@ impl<'a> Engine<'a> {
     }
 
     /// Runs to completion, or reports a deadlock.
-    pub(super) fn run(mut self) -> Result<Outcome> {
-        for rank in 0..self.rank_node.len() as u32 {
-            self.advance_rank(rank);
-        }
+    pub(super) fn run(mut self) -> Result<(Outcome, D)> {
+        let mut steps = std::mem::take(&mut self.steps);
+        self.driver.start(&mut steps);
+        self.apply(&mut steps);
         self.allocate();
         let mut events = Vec::new();
         while let Some(now) = self.wheel.pop_cycle(&mut events) {
@@ -383,20 +394,25 @@ impl<'a> Engine<'a> {
                     Event::HeadReady(b) => self.mark_dirty(b),
                     Event::TransmitDone(c) => self.transmit_done(c),
                     Event::Deliver(pkt) => self.deliver(pkt),
-                    Event::WakeRank(rank) => self.advance_rank(rank),
+                    Event::WakeRank(who) => {
+                        self.driver.wake(now, who, &mut steps);
+                        self.apply(&mut steps);
+                    }
                 }
             }
             self.wheel.recycle(std::mem::take(&mut events));
             self.allocate();
+            if self.driver.stop(now) {
+                return Ok(self.summarise());
+            }
         }
         self.finish()
     }
 
-    // ---- ranks and messages ----
+    // ---- drivers and messages ----
 
-    fn advance_rank(&mut self, rank: u32) {
-        let mut steps = std::mem::take(&mut self.steps);
-        self.ranks.advance(rank, &mut steps);
+    /// Carries out what the driver asked for.
+    fn apply(&mut self, steps: &mut Vec<Step>) {
         for step in steps.drain(..) {
             match step {
                 Step::Send {
@@ -407,10 +423,9 @@ impl<'a> Engine<'a> {
                 } => self.issue(from, to, bytes, tag),
                 Step::Sleep { rank, cycles } => self
                     .wheel
-                    .schedule(self.now + cycles, Event::WakeRank(rank)),
+                    .schedule(self.now + cycles.max(1), Event::WakeRank(rank)),
             }
         }
-        self.steps = steps;
     }
 
     fn issue(&mut self, from: u32, to: u32, bytes: u64, tag: u32) {
@@ -458,9 +473,17 @@ impl<'a> Engine<'a> {
         self.latency_sum += u128::from(latency);
         self.outcome.max_message_latency = self.outcome.max_message_latency.max(latency);
         self.outcome.completion_cycles = self.now;
-        if self.ranks.consume(msg.dst_rank, msg.src_rank, msg.tag) {
-            self.advance_rank(msg.dst_rank);
-        }
+        let consumed = Consumed {
+            from: msg.src_rank,
+            to: msg.dst_rank,
+            tag: msg.tag,
+            issued_at: msg.issued_at,
+            hops: self.pkts[pkt as usize].hops,
+        };
+        let mut steps = std::mem::take(&mut self.steps);
+        self.driver.consumed(self.now, &consumed, &mut steps);
+        self.apply(&mut steps);
+        self.steps = steps;
     }
 
     // ---- buffers ----
@@ -744,6 +767,8 @@ impl<'a> Engine<'a> {
             .schedule(now + u64::from(p), Event::TransmitDone(cand.channel));
         if cand.channel < self.xbar_base {
             self.outcome.phit_hops += u64::from(p);
+            self.chan_phits[c] += u64::from(p);
+            self.pkts[pkt as usize].hops += 1;
         }
         let ready = now + u64::from(self.chans[c].latency);
         if cand.down == SINK {
@@ -774,12 +799,17 @@ impl<'a> Engine<'a> {
         self.outcome.phits_injected += u64::from(self.packet_phits);
         match self.free_pkts.pop() {
             Some(pkt) => {
-                self.pkts[pkt as usize].msg = id;
-                self.pkts[pkt as usize].dest = dest;
+                self.pkts[pkt as usize] = Packet {
+                    hops: 0,
+                    ready: 0,
+                    msg: id,
+                    dest,
+                };
                 pkt
             }
             None => {
                 self.pkts.push(Packet {
+                    hops: 0,
                     ready: 0,
                     msg: id,
                     dest,
@@ -811,16 +841,11 @@ impl<'a> Engine<'a> {
 
     // ---- end of run ----
 
-    fn finish(mut self) -> Result<Outcome> {
-        let ranks = self.rank_node.len() as u32;
-        if self.ranks.finished() == ranks && self.messages_open == 0 {
-            let o = &mut self.outcome;
-            o.completion_cycles = o.completion_cycles.max(self.now);
-            o.phits = o.packets * u64::from(self.packet_phits);
-            if o.messages > 0 {
-                o.mean_message_latency = self.latency_sum as f64 / o.messages as f64;
-            }
-            return Ok(self.outcome);
+    /// The queue ran dry: either every source finished and every message was consumed, or nothing can
+    /// move any more (a deadlock, reported with who waits on what).
+    fn finish(self) -> Result<(Outcome, D)> {
+        if self.driver.complete() && self.messages_open == 0 {
+            return Ok(self.summarise());
         }
         let in_network = self.outcome.phits_injected - self.outcome.phits_delivered;
         let mut stuck_buffers = Vec::new();
@@ -836,7 +861,7 @@ impl<'a> Engine<'a> {
                 ));
             }
         }
-        let blocked: Vec<(u32, u32, u32)> = self.ranks.blocked().collect();
+        let blocked = self.driver.blocked();
         Err(Error::Deadlock(Box::new(DeadlockReport {
             cycle: self.now,
             packets_in_network: in_network / u64::from(self.packet_phits),
@@ -845,9 +870,53 @@ impl<'a> Engine<'a> {
             blocked_ranks: blocked.into_iter().take(8).collect(),
         })))
     }
+
+    /// Final counters, with link loads grouped by class and the busiest links.
+    fn summarise(mut self) -> (Outcome, D) {
+        let o = &mut self.outcome;
+        o.completion_cycles = o.completion_cycles.max(self.now);
+        o.phits = o.packets * u64::from(self.packet_phits);
+        let done = o.messages - self.messages_open;
+        if done > 0 {
+            o.mean_message_latency = self.latency_sum as f64 / done as f64;
+        }
+        let links = (0..self.xbar_base).filter_map(|c| {
+            let (class, name) = self.describe_link(c)?;
+            Some((class, name, self.chan_phits[c as usize]))
+        });
+        let (classes, busiest) = super::stats::link_loads(links, self.now.max(1));
+        self.outcome.link_classes = classes;
+        self.outcome.busiest_links = busiest;
+        (self.outcome, self.driver)
+    }
+
+    /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.
+    fn describe_link(&self, c: u32) -> Option<(String, String)> {
+        if c >= self.ports {
+            let node = c - self.ports;
+            return Some(("injection".into(), format!("node {node} -> its switch")));
+        }
+        let sw = self.port_switch[c as usize];
+        let local = c - self.port_start[sw as usize];
+        match self.topo.neighbour(sw, local) {
+            Endpoint::Unplugged => None,
+            Endpoint::Node(n) => Some(("ejection".into(), format!("switch {sw} -> node {n}"))),
+            Endpoint::Switch { switch, .. } => {
+                let class = match (self.topo.level(sw), self.topo.level(switch)) {
+                    (Some(a), Some(b)) if b > a => format!("level {a} up"),
+                    (Some(a), Some(_)) => format!("level {a} down"),
+                    _ => "switch-switch".into(),
+                };
+                Some((
+                    class,
+                    format!("switch {sw} port {local} -> switch {switch}"),
+                ))
+            }
+        }
+    }
 }
 
-impl std::fmt::Debug for Engine<'_> {
+impl<D: Driver> std::fmt::Debug for Engine<'_, D> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Engine")
             .field("topology", &self.topo.spec())

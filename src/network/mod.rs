@@ -4,8 +4,10 @@
 //! switch and node model of seed 004 §3.1 ([`NetworkModel`]), and returns an [`Outcome`]. It knows
 //! nothing of files, formats or spec strings.
 
+mod driver;
 mod engine;
 mod ranks;
+pub mod stats;
 mod wheel;
 
 pub use engine::Outcome;
@@ -136,5 +138,8 @@ pub fn simulate(
             program.ranks()
         )));
     }
-    engine::Engine::new(topo, model, program, rank_node, seed).run()
+    let ranks = ranks::Ranks::new(program);
+    engine::Engine::new(topo, model, ranks, rank_node, seed)
+        .run()
+        .map(|(outcome, _)| outcome)
 }

@@ -114,6 +114,11 @@ impl<'p> Ranks<'p> {
         }
     }
 
+    /// Number of ranks.
+    pub fn count(&self) -> u32 {
+        self.pc.len() as u32
+    }
+
     /// Ranks that reached the end of their program.
     pub fn finished(&self) -> u32 {
         self.finished

@@ -1,0 +1,69 @@
+//! What drives traffic into the engine: closed-loop rank programs or open-loop sources.
+//!
+//! The engine moves messages; a [`Driver`] decides which messages exist and when. Rank programs
+//! (seed 004's reactive sources, [`Ranks`]) issue sends as receives complete; open-loop sources
+//! (`open_loop.rs`) generate packets at a rate, whatever the network does. Both speak in [`Step`]s, with
+//! ranks mapped to nodes by the placement.
+
+use super::ranks::{Ranks, Step};
+
+/// A consumed message, as the engine reports it to the driver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Consumed {
+    /// Sending rank.
+    pub from: u32,
+    /// Receiving rank.
+    pub to: u32,
+    /// Tag.
+    pub tag: u32,
+    /// Cycle the send was issued.
+    pub issued_at: u64,
+    /// Links crossed by the message's last packet, node links included.
+    pub hops: u32,
+}
+
+/// A source of messages for the engine.
+pub trait Driver {
+    /// Cycle 0: the first steps.
+    fn start(&mut self, out: &mut Vec<Step>);
+    /// A message was consumed at `now`.
+    fn consumed(&mut self, now: u64, msg: &Consumed, out: &mut Vec<Step>);
+    /// A wake-up asked for by `Step::Sleep` fired for `who`.
+    fn wake(&mut self, now: u64, who: u32, out: &mut Vec<Step>);
+    /// True when the run should end now even though events remain (open-loop measurement done).
+    fn stop(&self, _now: u64) -> bool {
+        false
+    }
+    /// True when every source has finished its work (closed loop: every rank reached its end).
+    fn complete(&self) -> bool;
+    /// Ranks blocked in a receive, (rank, source, tag), for deadlock reports.
+    fn blocked(&self) -> Vec<(u32, u32, u32)> {
+        Vec::new()
+    }
+}
+
+impl Driver for Ranks<'_> {
+    fn start(&mut self, out: &mut Vec<Step>) {
+        for rank in 0..self.count() {
+            self.advance(rank, out);
+        }
+    }
+
+    fn consumed(&mut self, _now: u64, msg: &Consumed, out: &mut Vec<Step>) {
+        if self.consume(msg.to, msg.from, msg.tag) {
+            self.advance(msg.to, out);
+        }
+    }
+
+    fn wake(&mut self, _now: u64, who: u32, out: &mut Vec<Step>) {
+        self.advance(who, out);
+    }
+
+    fn complete(&self) -> bool {
+        self.finished() == self.count()
+    }
+
+    fn blocked(&self) -> Vec<(u32, u32, u32)> {
+        Ranks::blocked(self).collect()
+    }
+}
