@@ -43,7 +43,7 @@ pub fn link_loads(
         entry.1 += phits;
         if phits > 0 && (busiest.len() < BUSIEST || phits > busiest[BUSIEST - 1].0) {
             busiest.push((phits, name));
-            busiest.sort_by(|a, b| b.0.cmp(&a.0));
+            busiest.sort_by_key(|l| std::cmp::Reverse(l.0));
             busiest.truncate(BUSIEST);
         }
     }
