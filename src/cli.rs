@@ -2,9 +2,10 @@
 //! about flags; everything else takes typed config.
 
 use crate::error::{Error, Result};
+use crate::load_latency::{self, SweepConfig};
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{placement, topology, trace, workload};
+use crate::{placement, topology, trace, traffic, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -61,14 +62,48 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Open-loop synthetic traffic: average packet latency and accepted throughput against offered
+    /// load, one curve per topology (Booksim-style warm-up, measurement and drain).
+    LoadLatency {
+        /// A TOML sweep config (topologies, traffic, loads, seed, [open_loop], [network]).
+        config: Option<PathBuf>,
+        /// Topology spec; repeat for several curves.
+        #[arg(long)]
+        topology: Vec<String>,
+        /// Traffic pattern spec (default uniform).
+        #[arg(long)]
+        traffic: Option<String>,
+        /// Offered loads in phits/node/cycle: FROM:TO:STEP or a list (default 0.05:1.0:0.05).
+        #[arg(long)]
+        loads: Option<String>,
+        /// Seed of every random choice.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Cycles before measurement starts.
+        #[arg(long)]
+        warmup: Option<u64>,
+        /// Cycles of the measurement window.
+        #[arg(long)]
+        measure: Option<u64>,
+        /// Longest drain before a point is declared saturated.
+        #[arg(long)]
+        drain: Option<u64>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Directory for load-latency.{csv,json,svg} (each written atomically).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn registry_help() -> String {
     format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}",
+        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}",
         topology::REGISTRY.help(),
         workload::REGISTRY.help(),
-        placement::REGISTRY.help()
+        placement::REGISTRY.help(),
+        traffic::REGISTRY.help()
     )
 }
 
@@ -135,6 +170,54 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     .map(|r| program.rank_ops(r).len())
                     .sum::<usize>(),
                 out.display()
+            );
+        }
+        Command::LoadLatency {
+            config,
+            topology,
+            traffic,
+            loads,
+            seed,
+            warmup,
+            measure,
+            drain,
+            json,
+            out,
+        } => {
+            let mut cfg = match &config {
+                Some(path) => SweepConfig::load(path)?,
+                None => SweepConfig::default(),
+            };
+            if !topology.is_empty() {
+                cfg.topologies = topology;
+            }
+            cfg.traffic = traffic.or(cfg.traffic);
+            cfg.loads = loads.or(cfg.loads);
+            cfg.seed = seed.or(cfg.seed);
+            let phases = &mut cfg.open_loop;
+            phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
+            phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);
+            phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
+            let curves = load_latency::sweep(&cfg)?;
+            let text = report::json(&curves) + "\n";
+            if let Some(dir) = out {
+                std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+                    path: dir.display().to_string(),
+                    source,
+                })?;
+                report::write_atomic(&dir.join("load-latency.json"), text.as_bytes())?;
+                let csv = report::load_latency::csv(&curves);
+                report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;
+                let svg = report::load_latency::svg(&curves);
+                report::write_atomic(&dir.join("load-latency.svg"), svg.as_bytes())?;
+            }
+            print!(
+                "{}",
+                if json {
+                    text
+                } else {
+                    report::load_latency::text(&curves)
+                }
             );
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod error;
+pub mod load_latency;
 pub mod network;
 pub mod placement;
 pub mod report;
@@ -12,4 +13,5 @@ pub mod run;
 pub mod spec;
 pub mod topology;
 pub mod trace;
+pub mod traffic;
 pub mod workload;

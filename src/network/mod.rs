@@ -6,11 +6,13 @@
 
 mod driver;
 mod engine;
+mod open_loop;
 mod ranks;
 pub mod stats;
 mod wheel;
 
 pub use engine::Outcome;
+pub use open_loop::OpenLoopParams;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -142,4 +144,84 @@ pub fn simulate(
     engine::Engine::new(topo, model, ranks, rank_node, seed)
         .run()
         .map(|(outcome, _)| outcome)
+}
+
+/// One point of a load-latency curve: what an open-loop run at one offered load measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadPoint {
+    /// Offered load asked for, phits per node per cycle.
+    pub offered: f64,
+    /// Load actually generated in the measurement window, phits per node per cycle.
+    pub generated: f64,
+    /// Accepted throughput: phits consumed per node per cycle during the measurement window.
+    pub accepted: f64,
+    /// Packets generated in the measurement window (the latency sample).
+    pub packets_measured: u64,
+    /// Mean latency of measured packets, from generation to consumption, in cycles.
+    pub mean_latency: f64,
+    /// Largest such latency.
+    pub max_latency: u64,
+    /// Mean links crossed by measured packets, node links included.
+    pub mean_hops: f64,
+    /// Measured packets by links crossed (index = hops).
+    pub hop_histogram: Vec<u64>,
+    /// The point is past saturation (see `open_loop.rs`); latency is then a lower bound.
+    pub saturated: bool,
+    /// Cycles simulated.
+    pub cycles: u64,
+    /// Link utilisation per class over the whole run.
+    pub link_classes: Vec<stats::ClassLoad>,
+}
+
+/// Runs open-loop traffic whose destinations `dest` gives (see [`crate::traffic`]) at the load and
+/// phases of `params`, one source per node.
+pub fn simulate_open_loop(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    dest: &crate::traffic::Destinations,
+    params: &OpenLoopParams,
+    seed: u64,
+) -> Result<LoadPoint> {
+    model.validate(topo)?;
+    if !(params.load > 0.0 && params.load <= 1.0) || params.measure_cycles == 0 {
+        return Err(Error::Invalid(format!(
+            "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
+            params.load, params.measure_cycles
+        )));
+    }
+    let nodes = topo.nodes();
+    let identity: Vec<u32> = (0..nodes).collect();
+    let sources = open_loop::OpenLoop::new(
+        dest,
+        params,
+        model.packet_phits,
+        model.packet_bytes(),
+        nodes,
+        seed,
+    );
+    let (outcome, sources) = engine::Engine::new(topo, model, sources, &identity, seed).run()?;
+    let s = &sources.stats;
+    let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
+    let generated = s.generated_in_window as f64 / per_node_cycle;
+    let accepted = s.consumed_in_window as f64 / per_node_cycle;
+    let measured = s.measured_consumed.max(1) as f64;
+    let hops: u64 = s
+        .hop_histogram
+        .iter()
+        .enumerate()
+        .map(|(h, n)| h as u64 * n)
+        .sum();
+    Ok(LoadPoint {
+        offered: params.load,
+        generated,
+        accepted,
+        packets_measured: s.measured_generated,
+        mean_latency: s.latency_sum as f64 / measured,
+        max_latency: s.latency_max,
+        mean_hops: hops as f64 / measured,
+        hop_histogram: s.hop_histogram.clone(),
+        saturated: s.measured_consumed < s.measured_generated || accepted < 0.95 * generated,
+        cycles: outcome.completion_cycles,
+        link_classes: outcome.link_classes,
+    })
 }

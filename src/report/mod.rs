@@ -1,4 +1,7 @@
-//! Reports: the only module that knows output formats (human text, JSON) and how files are written.
+//! Reports: the only module that knows output formats (human text, JSON, CSV, SVG) and how files are
+//! written.
+
+pub mod load_latency;
 
 use crate::error::{Error, Result};
 use crate::run::RunReport;

@@ -1,0 +1,150 @@
+//! Load-latency sweeps: open-loop runs of one traffic pattern over several topologies at a range of
+//! offered loads, in parallel across runs (each run single-threaded and deterministic for its seed).
+
+use crate::error::{Error, Result};
+use crate::network::{self, LoadPoint, NetworkModel, OpenLoopParams};
+use crate::{topology, traffic};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// A sweep as written in a TOML config; command-line flags override its fields.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepConfig {
+    /// Topology specs, one curve each.
+    #[serde(default)]
+    pub topologies: Vec<String>,
+    /// Traffic pattern spec, e.g. `uniform` or `hotspot:fraction=0.1`.
+    pub traffic: Option<String>,
+    /// Offered loads as `FROM:TO:STEP` in phits per node per cycle, e.g. `0.05:1.0:0.05`.
+    pub loads: Option<String>,
+    /// Seed of every random choice.
+    pub seed: Option<u64>,
+    /// Phases (the `load` field is ignored: the sweep sets it).
+    #[serde(default)]
+    pub open_loop: OpenLoopParams,
+    /// Network model.
+    #[serde(default)]
+    pub network: NetworkModel,
+}
+
+impl SweepConfig {
+    /// Reads a TOML sweep config, with file:line:column errors.
+    pub fn load(path: &Path) -> Result<SweepConfig> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        toml::from_str(&text).map_err(|e| crate::run::toml_error(path, &text, &e))
+    }
+}
+
+/// One curve: a topology under the traffic pattern, a point per load.
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    /// Canonical topology spec.
+    pub topology: String,
+    /// Canonical traffic spec.
+    pub traffic: String,
+    /// Points in increasing offered load.
+    pub points: Vec<LoadPoint>,
+}
+
+/// Parses `FROM:TO:STEP` (inclusive of TO up to rounding) or a comma-separated list of loads.
+pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
+    let bad = |why: &str| {
+        Error::Invalid(format!(
+            "loads `{text}`: {why}; write FROM:TO:STEP (e.g. 0.05:1.0:0.05) or a list (0.1,0.2,0.5), each in (0, 1]"
+        ))
+    };
+    let numbers = |s: &str| -> Result<Vec<f64>> {
+        s.split([':', ','])
+            .map(|t| {
+                t.trim()
+                    .parse::<f64>()
+                    .map_err(|_| bad(&format!("`{t}` is not a number")))
+            })
+            .collect()
+    };
+    let loads = if text.contains(':') {
+        let v = numbers(text)?;
+        let [from, to, step] = v[..] else {
+            return Err(bad("a range has three parts"));
+        };
+        if step <= 0.0 || to < from {
+            return Err(bad("the step must be positive and TO at least FROM"));
+        }
+        let count = ((to - from) / step + 1e-9).floor() as usize + 1;
+        (0..count).map(|i| from + step * i as f64).collect()
+    } else {
+        numbers(text)?
+    };
+    if loads.is_empty()
+        || loads.len() > 1000
+        || loads.iter().any(|l| !(*l > 0.0 && *l <= 1.0 + 1e-9))
+    {
+        return Err(bad("every load must be in (0, 1], at most 1000 of them"));
+    }
+    Ok(loads.into_iter().map(|l| l.min(1.0)).collect())
+}
+
+/// Runs every (topology, load) pair, in parallel, and groups the points into curves.
+pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
+    if cfg.topologies.is_empty() {
+        return Err(Error::Invalid(
+            "no topology given: pass --topology SPEC (once per curve)".into(),
+        ));
+    }
+    let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
+    let loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
+    let seed = cfg.seed.unwrap_or(1);
+    let topos = cfg
+        .topologies
+        .iter()
+        .map(|t| topology::build(t))
+        .collect::<Result<Vec<_>>>()?;
+    let dests = topos
+        .iter()
+        .map(|t| {
+            cfg.network.validate(t.as_ref())?;
+            pattern.bind(t.nodes(), seed)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let jobs: Vec<(usize, f64)> = (0..topos.len())
+        .flat_map(|t| loads.iter().map(move |&l| (t, l)))
+        .collect();
+    let points = jobs
+        .par_iter()
+        .map(|&(t, load)| {
+            let params = OpenLoopParams {
+                load,
+                ..cfg.open_loop
+            };
+            network::simulate_open_loop(topos[t].as_ref(), &cfg.network, &dests[t], &params, seed)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut points = points.into_iter();
+    Ok(topos
+        .iter()
+        .map(|t| Curve {
+            topology: t.spec(),
+            traffic: pattern.spec(),
+            points: points.by_ref().take(loads.len()).collect(),
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_ranges_and_lists() {
+        assert_eq!(parse_loads("0.05:1.0:0.05").unwrap().len(), 20);
+        assert_eq!(parse_loads("0.1,0.5").unwrap(), [0.1, 0.5]);
+        for bad in ["0:1:0.1", "0.5:0.1:0.1", "0.1:1:0", "x", "0.1:2:0.5", "1,2"] {
+            assert!(parse_loads(bad).is_err(), "{bad}");
+        }
+    }
+}

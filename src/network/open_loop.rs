@@ -1,0 +1,168 @@
+//! Open-loop synthetic traffic (seeds 000-003, Booksim's method): every node generates single-packet
+//! messages by a Bernoulli process at an offered load, whatever the network does.
+//!
+//! Phases: `warmup_cycles` to fill the network, `measure_cycles` during which generated packets are
+//! labelled, then a drain that keeps generating (so the network stays loaded) until every labelled
+//! packet has been consumed. Latency is measured from generation (source queueing included) for
+//! labelled packets; accepted throughput counts phits consumed during the measurement window. A point
+//! is *saturated* when the labelled packets cannot drain within `drain_cycles`, or when accepted
+//! throughput falls more than 5% below what was generated: the run stops there instead of growing
+//! its queues for ever.
+//!
+//! Generation draws the gap to a node's next packet from the geometric distribution (one event per
+//! packet, not one test per node per cycle). The offered load is in phits per node per cycle, as
+//! Booksim's flits/cycle; seed 001's lambda (packets per node per cycle) is load / packet_phits.
+
+use super::driver::{Consumed, Driver};
+use super::ranks::Step;
+use crate::rng::Rng;
+use crate::traffic::Destinations;
+use serde::{Deserialize, Serialize};
+
+/// The phases and load of one open-loop run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OpenLoopParams {
+    /// Offered load in phits per node per cycle, in (0, 1].
+    pub load: f64,
+    /// Cycles before measurement starts.
+    pub warmup_cycles: u64,
+    /// Cycles during which generated packets are measured.
+    pub measure_cycles: u64,
+    /// Longest drain after the measurement window before the point is declared saturated.
+    pub drain_cycles: u64,
+}
+
+impl Default for OpenLoopParams {
+    fn default() -> Self {
+        OpenLoopParams {
+            load: 0.1,
+            warmup_cycles: 2_000,
+            measure_cycles: 10_000,
+            drain_cycles: 20_000,
+        }
+    }
+}
+
+/// The tag that labels packets generated in the measurement window.
+const MEASURED: u32 = 1;
+
+/// Bernoulli sources on every node.
+pub(super) struct OpenLoop<'a> {
+    dest: &'a Destinations,
+    rng: Rng,
+    /// Probability that a node generates a packet in a cycle.
+    rate: f64,
+    packet_bytes: u64,
+    packet_phits: u64,
+    nodes: u32,
+    window: (u64, u64),
+    give_up_at: u64,
+    pub(super) stats: OpenLoopStats,
+}
+
+/// What the sources measured.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(super) struct OpenLoopStats {
+    pub generated_in_window: u64,
+    pub measured_generated: u64,
+    pub measured_consumed: u64,
+    pub latency_sum: u128,
+    pub latency_max: u64,
+    pub consumed_in_window: u64,
+    pub hop_histogram: Vec<u64>,
+}
+
+impl<'a> OpenLoop<'a> {
+    pub(super) fn new(
+        dest: &'a Destinations,
+        params: &OpenLoopParams,
+        packet_phits: u32,
+        packet_bytes: u64,
+        nodes: u32,
+        seed: u64,
+    ) -> Self {
+        let start = params.warmup_cycles;
+        let end = start + params.measure_cycles;
+        OpenLoop {
+            dest,
+            rng: Rng::new(seed ^ 0x6f70_656e_6c6f_6f70),
+            rate: (params.load / f64::from(packet_phits)).min(1.0),
+            packet_bytes,
+            packet_phits: u64::from(packet_phits),
+            nodes,
+            window: (start, end),
+            give_up_at: end + params.drain_cycles,
+            stats: OpenLoopStats::default(),
+        }
+    }
+
+    /// Cycles to a node's next packet: geometric with success probability `rate`, at least 1.
+    fn gap(&mut self) -> u64 {
+        if self.rate >= 1.0 {
+            return 1;
+        }
+        let u = ((self.rng.next_u64() >> 11) as f64 + 1.0) / (1u64 << 53) as f64;
+        1 + (u.ln() / (1.0 - self.rate).ln()).floor().min(1e15) as u64
+    }
+
+    fn in_window(&self, now: u64) -> bool {
+        (self.window.0..self.window.1).contains(&now)
+    }
+}
+
+impl Driver for OpenLoop<'_> {
+    fn start(&mut self, out: &mut Vec<Step>) {
+        for node in 0..self.nodes {
+            let cycles = self.gap() - 1;
+            out.push(Step::Sleep { rank: node, cycles });
+        }
+    }
+
+    fn wake(&mut self, now: u64, node: u32, out: &mut Vec<Step>) {
+        let to = (self.dest)(node, &mut self.rng);
+        if to != node {
+            let measured = self.in_window(now);
+            if measured {
+                self.stats.measured_generated += 1;
+                self.stats.generated_in_window += self.packet_phits;
+            }
+            out.push(Step::Send {
+                from: node,
+                to,
+                bytes: self.packet_bytes,
+                tag: u32::from(measured) * MEASURED,
+            });
+        }
+        let cycles = self.gap();
+        out.push(Step::Sleep { rank: node, cycles });
+    }
+
+    fn consumed(&mut self, now: u64, msg: &Consumed, _out: &mut Vec<Step>) {
+        if self.in_window(now) {
+            self.stats.consumed_in_window += self.packet_phits;
+        }
+        if msg.tag == MEASURED {
+            let s = &mut self.stats;
+            s.measured_consumed += 1;
+            let latency = now - msg.issued_at;
+            s.latency_sum += u128::from(latency);
+            s.latency_max = s.latency_max.max(latency);
+            let hops = msg.hops as usize;
+            if s.hop_histogram.len() <= hops {
+                s.hop_histogram.resize(hops + 1, 0);
+            }
+            s.hop_histogram[hops] += 1;
+        }
+    }
+
+    fn stop(&self, now: u64) -> bool {
+        now >= self.window.1
+            && (self.stats.measured_consumed == self.stats.measured_generated
+                || now >= self.give_up_at)
+    }
+
+    fn complete(&self) -> bool {
+        true
+    }
+}

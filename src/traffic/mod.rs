@@ -1,0 +1,158 @@
+//! Synthetic traffic patterns for open-loop load-latency studies (seeds 000-003; Booksim's definitions
+//! where the seeds name a pattern without defining it). One file per pattern, listed in [`REGISTRY`].
+//!
+//! A pattern is bound to a node count (and a seed, for random ones) into a [`Destinations`] function:
+//! the destination of each generated packet given its source. Patterns defined on bit addresses
+//! (complement, bit reversal, shuffle, transpose) need a power-of-two node count and say so.
+
+mod asymmetric;
+mod bit_permutation;
+mod hotspot;
+mod matrix_transpose;
+mod neighbour;
+mod next_group;
+mod permutation;
+mod tornado;
+mod uniform;
+
+use crate::error::{Error, Result};
+use crate::rng::Rng;
+use crate::spec::Registry;
+
+/// Every traffic pattern, by spec name. One line per pattern.
+pub static REGISTRY: Registry<Box<dyn TrafficPattern>> = Registry {
+    kind: "traffic",
+    entries: &[
+        uniform::ENTRY,
+        hotspot::ENTRY,
+        tornado::ENTRY,
+        bit_permutation::COMPLEMENT,
+        bit_permutation::REVERSAL,
+        bit_permutation::SHUFFLE,
+        bit_permutation::TRANSPOSE,
+        matrix_transpose::ENTRY,
+        neighbour::ENTRY,
+        permutation::ENTRY,
+        asymmetric::ENTRY,
+        next_group::ENTRY,
+    ],
+};
+
+/// Builds a pattern from its spec, e.g. `hotspot:hot=0.05,fraction=0.2`.
+pub fn build(spec: &str) -> Result<Box<dyn TrafficPattern>> {
+    REGISTRY.build_str(spec)
+}
+
+/// The destination of a packet generated at a source (may draw from the generator's RNG).
+pub type Destinations = Box<dyn Fn(u32, &mut Rng) -> u32 + Send + Sync>;
+
+/// A traffic pattern.
+pub trait TrafficPattern: Send + Sync + std::fmt::Debug {
+    /// Canonical spec string.
+    fn spec(&self) -> String;
+    /// The pattern on `nodes` nodes; `seed` fixes random tables (permutations). Errors when the pattern
+    /// is undefined for that node count. A source mapped to itself generates nothing.
+    fn bind(&self, nodes: u32, seed: u64) -> Result<Destinations>;
+}
+
+/// log2 of `nodes`, or the error every bit-address pattern gives.
+pub(crate) fn address_bits(pattern: &str, nodes: u32) -> Result<u32> {
+    if nodes >= 2 && nodes.is_power_of_two() {
+        Ok(nodes.trailing_zeros())
+    } else {
+        Err(Error::Invalid(format!(
+            "traffic `{pattern}` is defined on binary node addresses and needs a power-of-two node count; this network has {nodes} nodes (seed 003 disables the extra terminals: use a topology with {} or {} nodes)",
+            nodes.checked_next_power_of_two().map_or(0, |p| p / 2),
+            nodes.checked_next_power_of_two().unwrap_or(0)
+        )))
+    }
+}
+
+/// A table lookup, for deterministic patterns.
+pub(crate) fn table(dest: Vec<u32>) -> Destinations {
+    Box::new(move |src, _| dest[src as usize])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dests(spec: &str, nodes: u32) -> Vec<u32> {
+        let f = build(spec).unwrap().bind(nodes, 1).unwrap();
+        let mut rng = Rng::new(5);
+        (0..nodes).map(|s| f(s, &mut rng)).collect()
+    }
+
+    #[test]
+    fn deterministic_patterns_on_16_nodes() {
+        assert_eq!(dests("bit-complement", 16)[..4], [15, 14, 13, 12]);
+        assert_eq!(dests("bit-reversal", 16)[..4], [0, 8, 4, 12]);
+        assert_eq!(dests("shuffle", 16)[..4], [0, 2, 4, 6]);
+        assert_eq!(dests("shuffle", 16)[8], 1);
+        assert_eq!(dests("transpose", 16)[..4], [0, 4, 8, 12]);
+        assert_eq!(dests("matrix-transpose", 9), [0, 3, 6, 1, 4, 7, 2, 5, 8]);
+        assert_eq!(dests("neighbour", 16)[15], 0);
+        assert_eq!(dests("neighbour:k=4,n=2", 16)[..4], [5, 6, 7, 4]);
+        // Tornado on an 8-ring: shift by ceil(8/2) - 1 = 3, so n(k/2 - 1) = 3 hops (seed 000).
+        assert_eq!(dests("tornado", 8)[..3], [3, 4, 5]);
+        assert_eq!(dests("tornado:k=4,n=2", 16)[0], 1 + 4);
+    }
+
+    #[test]
+    fn random_patterns_stay_in_range_and_off_the_source() {
+        for spec in [
+            "uniform",
+            "hotspot",
+            "permutation",
+            "asymmetric",
+            "next-group:size=4",
+        ] {
+            let f = build(spec).unwrap().bind(16, 3).unwrap();
+            let mut rng = Rng::new(9);
+            for src in 0..16 {
+                for _ in 0..50 {
+                    let d = f(src, &mut rng);
+                    assert!(d < 16, "{spec}");
+                    if spec != "asymmetric" {
+                        assert_ne!(d, src, "{spec}");
+                    }
+                }
+            }
+        }
+        // A random permutation is a bijection.
+        let mut p = dests("permutation", 64);
+        p.sort_unstable();
+        assert_eq!(p, (0..64).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn hotspot_sends_its_fraction_to_the_hot_nodes() {
+        let f = build("hotspot:hot=0.05,fraction=0.5")
+            .unwrap()
+            .bind(100, 1)
+            .unwrap();
+        let mut rng = Rng::new(2);
+        let hot = (0..100_000).filter(|_| f(50, &mut rng) % 20 == 0).count();
+        // 5 hot nodes (0, 20, 40, 60, 80): half the traffic, plus their uniform share of the other half.
+        let expected = 100_000.0 * (0.5 + 0.5 * 5.0 / 99.0);
+        assert!(
+            (hot as f64 - expected).abs() < 0.02 * expected,
+            "{hot} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn bit_patterns_need_a_power_of_two() {
+        for spec in ["bit-complement", "bit-reversal", "shuffle", "transpose"] {
+            let e = build(spec).unwrap().bind(12, 1).err().unwrap().to_string();
+            assert!(e.contains("power-of-two") && e.contains("8 or 16"), "{e}");
+        }
+        assert!(
+            build("transpose").unwrap().bind(8, 1).is_err(),
+            "odd address bits"
+        );
+        assert!(build("matrix-transpose").unwrap().bind(10, 1).is_err());
+        assert!(build("tornado:k=3,n=2").unwrap().bind(16, 1).is_err());
+        assert!(build("next-group:size=5").unwrap().bind(16, 1).is_err());
+    }
+}

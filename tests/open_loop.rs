@@ -1,0 +1,204 @@
+//! Open-loop synthetic traffic against hand-computed answers: zero-load latency, throughput below and
+//! above saturation, hop histograms, determinism, and the `load-latency` command's outputs.
+
+use netreplay::network::{LoadPoint, NetworkModel, OpenLoopParams, simulate_open_loop};
+use netreplay::{topology, traffic};
+
+fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: NetworkModel) -> LoadPoint {
+    let t = topology::build(topo).unwrap();
+    let dest = traffic::build(pattern).unwrap().bind(t.nodes(), 1).unwrap();
+    let params = OpenLoopParams {
+        load,
+        measure_cycles: measure,
+        ..OpenLoopParams::default()
+    };
+    simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
+}
+
+fn within(got: f64, want: f64, tolerance: f64) -> bool {
+    (got - want).abs() <= tolerance * want
+}
+
+/// Zero-load latency of a 16-phit packet over L links is L(1 + F) + (L - 1)R + 16 (the engine's
+/// timing, see tests/engine_timing.rs). Averaged over uniform destinations:
+/// - 4,3-fat-tree (64 nodes): 3 others share the leaf (L = 2), 12 the level-1 subtree (L = 4),
+///   48 are across the top (L = 6);
+/// - 4-ary 2-cube torus (16 nodes): mean router distance over the 15 others is 32/15, plus 2 node links.
+#[test]
+fn zero_load_latency_matches_the_hand_computed_average() {
+    let fat_l = |f: f64, r: f64| {
+        (3.0 * lat(2.0, f, r) + 12.0 * lat(4.0, f, r) + 48.0 * lat(6.0, f, r)) / 63.0
+    };
+    fn lat(l: f64, f: f64, r: f64) -> f64 {
+        l * (1.0 + f) + (l - 1.0) * r + 16.0
+    }
+    let default = NetworkModel::default();
+    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, default);
+    assert!(p.packets_measured > 500, "{}", p.packets_measured);
+    assert!(
+        within(p.mean_latency, fat_l(0.0, 0.0), 0.02),
+        "{} vs {}",
+        p.mean_latency,
+        fat_l(0.0, 0.0)
+    );
+    let seed000 = NetworkModel {
+        routing_delay: 20,
+        fly_time: 8,
+        ..default
+    };
+    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, seed000);
+    assert!(
+        within(p.mean_latency, fat_l(8.0, 20.0), 0.02),
+        "{} vs {}",
+        p.mean_latency,
+        fat_l(8.0, 20.0)
+    );
+    let p = point("torus:k=4,n=2", "uniform", 0.002, 200_000, default);
+    let torus = 32.0 / 15.0 + 2.0 + 16.0;
+    assert!(
+        within(p.mean_latency, torus, 0.02),
+        "{} vs {torus}",
+        p.mean_latency
+    );
+    assert!(
+        within(p.mean_hops, 32.0 / 15.0 + 2.0, 0.03),
+        "{}",
+        p.mean_hops
+    );
+}
+
+/// On a 4-ary 2-cube torus with FIFO input queues, uniform traffic saturates between 0.6 and 0.8
+/// phits/node/cycle (head-of-line blocking keeps it below the links' limit). Below, every generated
+/// phit is accepted; above, accepted throughput flattens and the points are flagged.
+#[test]
+fn accepted_equals_offered_below_saturation_and_flattens_above() {
+    let model = NetworkModel::default();
+    for load in [0.1, 0.3, 0.5] {
+        let p = point("torus:k=4,n=2", "uniform", load, 50_000, model);
+        assert!(!p.saturated, "{load}");
+        // The Bernoulli sources generate the offered load up to sampling noise (thousands of packets)...
+        assert!(
+            within(p.generated, load, 0.05),
+            "offered {load}, generated {}",
+            p.generated
+        );
+        // ...and the network delivers what was generated.
+        assert!(
+            within(p.accepted, p.generated, 0.02),
+            "generated {}, accepted {}",
+            p.generated,
+            p.accepted
+        );
+    }
+    let high: Vec<LoadPoint> = [0.9, 1.0]
+        .iter()
+        .map(|&l| point("torus:k=4,n=2", "uniform", l, 20_000, model))
+        .collect();
+    for p in &high {
+        assert!(
+            p.saturated && p.accepted < 0.85 * p.offered,
+            "{} -> {}",
+            p.offered,
+            p.accepted
+        );
+    }
+    assert!(
+        (high[0].accepted - high[1].accepted).abs() < 0.05,
+        "flat: {} {}",
+        high[0].accepted,
+        high[1].accepted
+    );
+}
+
+/// Bit-complement on a 4,3-fat-tree sends every packet across the top: 6 links each, exactly.
+#[test]
+fn hop_histogram_of_bit_complement_on_a_fat_tree() {
+    let p = point(
+        "fat-tree:k=4,n=3",
+        "bit-complement",
+        0.1,
+        10_000,
+        NetworkModel::default(),
+    );
+    assert_eq!(p.hop_histogram.len(), 7);
+    assert_eq!(p.hop_histogram[6], p.packets_measured);
+    assert_eq!(p.mean_hops, 6.0);
+    let top_down = p
+        .link_classes
+        .iter()
+        .find(|c| c.class == "level 2 down")
+        .unwrap();
+    assert!(top_down.phits > 0);
+}
+
+#[test]
+fn same_seed_same_point() {
+    let a = point(
+        "thin-tree:k=4,up=2,n=3",
+        "hotspot",
+        0.3,
+        5_000,
+        NetworkModel::default(),
+    );
+    let b = point(
+        "thin-tree:k=4,up=2,n=3",
+        "hotspot",
+        0.3,
+        5_000,
+        NetworkModel::default(),
+    );
+    assert_eq!(a, b);
+}
+
+#[test]
+fn load_latency_command_writes_csv_json_and_svg() {
+    let dir = std::env::temp_dir().join(format!("netreplay-ll-{}", std::process::id()));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args([
+            "load-latency",
+            "--topology",
+            "torus:k=4,n=2",
+            "--topology",
+            "mesh:k=4,n=2",
+        ])
+        .args([
+            "--traffic",
+            "tornado:k=4,n=2",
+            "--loads",
+            "0.1,0.3",
+            "--measure",
+            "2000",
+        ])
+        .args(["--out", dir.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let curves: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(curves.as_array().unwrap().len(), 2);
+    assert_eq!(curves[0]["points"].as_array().unwrap().len(), 2);
+    let csv = std::fs::read_to_string(dir.join("load-latency.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 4);
+    let svg = std::fs::read_to_string(dir.join("load-latency.svg")).unwrap();
+    assert!(svg.starts_with("<svg") && svg.matches("<polyline").count() == 2);
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args([
+            "load-latency",
+            "--topology",
+            "mesh:k=3,n=2",
+            "--traffic",
+            "bit-reversal",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("power-of-two") && !err.contains("panicked"),
+        "{err}"
+    );
+}
