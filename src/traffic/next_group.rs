@@ -31,7 +31,7 @@ impl TrafficPattern for NextGroup {
     }
     fn bind(&self, nodes: u32, _seed: u64) -> Result<Destinations> {
         let size = self.size;
-        if nodes % size != 0 || nodes / size < 2 {
+        if !nodes.is_multiple_of(size) || nodes / size < 2 {
             return Err(Error::Invalid(format!(
                 "traffic `next-group:size={size}` needs at least two whole groups; {nodes} nodes are not a multiple of {size} (or form one group)"
             )));
