@@ -1,10 +1,10 @@
 //! `central`: the ranks on the central nodes of a larger network, in order (seed 004 §3.2, Fig. 3).
 //!
 //! Seed 004 places 4096 tasks on the 4096 central nodes of 6561- and 7776-node trees, leaving two
-//! symmetrical unused parts. With N nodes and R ranks, rank i runs on node floor((N - R) / 2) + i; when
-//! N - R is odd the spare node goes to the right-hand side.
+//! symmetrical unused parts. With F free nodes and R ranks, rank i runs on the (floor((F - R) / 2) + i)-th
+//! free node (node floor((N - R) / 2) + i on an empty machine); an odd spare node goes to the right.
 
-use super::{Placement, check_fits};
+use super::{Available, Placement, check_fits};
 use crate::error::Result;
 use crate::spec::Entry;
 use crate::topology::Topology;
@@ -25,10 +25,17 @@ impl Placement for Central {
     fn spec(&self) -> String {
         "central".to_string()
     }
-    fn place(&self, ranks: u32, topo: &dyn Topology, _seed: u64) -> Result<Vec<u32>> {
-        check_fits(ranks, topo)?;
-        let offset = (topo.nodes() - ranks) / 2;
-        Ok((offset..offset + ranks).collect())
+    fn place_on(
+        &self,
+        ranks: u32,
+        topo: &dyn Topology,
+        available: &Available,
+        _seed: u64,
+    ) -> Result<Vec<u32>> {
+        check_fits(ranks, topo, available)?;
+        let free = available.free();
+        let offset = (free.len() - ranks as usize) / 2;
+        Ok(free[offset..offset + ranks as usize].to_vec())
     }
 }
 

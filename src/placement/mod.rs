@@ -1,41 +1,133 @@
 //! Placement: which node each rank runs on. One file per policy, chosen by name from [`REGISTRY`].
 //!
-//! A placement returns an injective map rank -> node; it is deterministic for a seed.
+//! A policy maps ranks injectively onto the nodes that are [`Available`]: the whole machine, or what
+//! other jobs and a fragmented machine (`busy=F` on any placement spec) leave free. Seed 004 §5.3 warns
+//! that its results for narrowed trees rest on locality-preserving placement on an empty machine; these
+//! policies let a study measure exactly that. Every policy is deterministic for a seed.
 
 mod central;
 mod consecutive;
+mod contiguous;
+mod fragmented;
+mod map_file;
 mod random;
+mod round_robin;
 
 use crate::error::{Error, Result};
-use crate::spec::Registry;
+use crate::spec::{Registry, Spec};
 use crate::topology::Topology;
 
 /// Every placement policy, by spec name. One line per policy.
 pub static REGISTRY: Registry<Box<dyn Placement>> = Registry {
     kind: "placement",
-    entries: &[consecutive::ENTRY, central::ENTRY, random::ENTRY],
+    entries: &[
+        consecutive::ENTRY,
+        central::ENTRY,
+        random::ENTRY,
+        round_robin::ENTRY,
+        contiguous::ENTRY,
+        map_file::ENTRY,
+    ],
 };
 
-/// Builds a placement from its spec string, e.g. `random:seed=7`.
-pub fn build(spec: &str) -> Result<Box<dyn Placement>> {
-    REGISTRY.build_str(spec)
+/// Builds a placement from its spec string, e.g. `random:seed=7` or `contiguous:busy=0.5`. Every policy
+/// takes `busy=F` (and `busy_seed=N`): a fraction F of the nodes, chosen at random, is taken by other
+/// work before the policy places on what is free.
+pub fn build(text: &str) -> Result<Box<dyn Placement>> {
+    let mut spec = Spec::parse(REGISTRY.kind, text)?;
+    let fragment = fragmented::take_params(&mut spec)?;
+    let policy = REGISTRY.build(&spec)?;
+    Ok(match fragment {
+        Some((busy, seed)) => Box::new(fragmented::Fragmented::new(policy, busy, seed)),
+        None => policy,
+    })
+}
+
+/// The nodes a placement may use, in increasing order, with a membership bitmap.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Available {
+    free: Vec<u32>,
+    is_free: Vec<bool>,
+}
+
+impl Available {
+    /// Every node of a machine of `nodes` nodes.
+    pub fn all(nodes: u32) -> Self {
+        Available {
+            free: (0..nodes).collect(),
+            is_free: vec![true; nodes as usize],
+        }
+    }
+
+    /// These nodes minus `taken`.
+    pub fn without(&self, taken: &[u32]) -> Self {
+        let mut is_free = self.is_free.clone();
+        for &n in taken {
+            if let Some(f) = is_free.get_mut(n as usize) {
+                *f = false;
+            }
+        }
+        Available {
+            free: self
+                .free
+                .iter()
+                .copied()
+                .filter(|&n| is_free[n as usize])
+                .collect(),
+            is_free,
+        }
+    }
+
+    /// The free nodes, in increasing order.
+    pub fn free(&self) -> &[u32] {
+        &self.free
+    }
+
+    /// Whether `node` is free (false for nodes outside the machine).
+    pub fn is_free(&self, node: u32) -> bool {
+        self.is_free.get(node as usize).copied().unwrap_or(false)
+    }
+
+    /// Size of the machine, free or not.
+    pub fn machine(&self) -> u32 {
+        self.is_free.len() as u32
+    }
 }
 
 /// A policy that maps ranks to nodes.
 pub trait Placement: Send + Sync + std::fmt::Debug {
     /// The canonical spec string.
     fn spec(&self) -> String;
-    /// The node of each rank. `seed` is the run's seed, for policies whose spec gives none.
-    fn place(&self, ranks: u32, topo: &dyn Topology, seed: u64) -> Result<Vec<u32>>;
+    /// The node of each rank, among `available`. `seed` is the run's seed, for policies whose spec
+    /// gives none.
+    fn place_on(
+        &self,
+        ranks: u32,
+        topo: &dyn Topology,
+        available: &Available,
+        seed: u64,
+    ) -> Result<Vec<u32>>;
+    /// The node of each rank on an empty machine.
+    fn place(&self, ranks: u32, topo: &dyn Topology, seed: u64) -> Result<Vec<u32>> {
+        self.place_on(ranks, topo, &Available::all(topo.nodes()), seed)
+    }
 }
 
-/// The error every policy gives when the workload does not fit.
-pub(crate) fn check_fits(ranks: u32, topo: &dyn Topology) -> Result<()> {
-    if ranks > topo.nodes() {
+/// The error every policy gives when the workload does not fit in what is free.
+pub(crate) fn check_fits(ranks: u32, topo: &dyn Topology, available: &Available) -> Result<()> {
+    let free = available.free().len() as u32;
+    if ranks > free {
+        let why = if free == topo.nodes() {
+            format!("`{}` has only {} nodes", topo.spec(), topo.nodes())
+        } else {
+            format!(
+                "only {free} of the {} nodes of `{}` are free",
+                topo.nodes(),
+                topo.spec()
+            )
+        };
         return Err(Error::Invalid(format!(
-            "the workload has {ranks} ranks but `{}` has only {} nodes; pass ranks=N in the workload spec or pick a larger topology",
-            topo.spec(),
-            topo.nodes()
+            "the workload has {ranks} ranks but {why}; pass ranks=N in the workload spec or pick a larger topology"
         )));
     }
     Ok(())
@@ -45,23 +137,87 @@ pub(crate) fn check_fits(ranks: u32, topo: &dyn Topology) -> Result<()> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_policy_is_injective_and_deterministic() {
-        let topo = crate::topology::build("thin-tree:k=4,up=2,n=3").unwrap();
-        for spec in ["consecutive", "central", "random", "random:seed=9"] {
-            let p = build(spec).unwrap();
-            for ranks in [1, 17, 64] {
-                let map = p.place(ranks, topo.as_ref(), 3).unwrap();
-                assert_eq!(map.len(), ranks as usize);
-                let mut seen = [false; 64];
-                for &n in &map {
-                    assert!(!seen[n as usize], "{spec}: node {n} used twice");
-                    seen[n as usize] = true;
-                }
-                assert_eq!(map, p.place(ranks, topo.as_ref(), 3).unwrap(), "{spec}");
-            }
-            let e = p.place(65, topo.as_ref(), 3).unwrap_err().to_string();
-            assert!(e.contains("65 ranks") && e.contains("64 nodes"), "{e}");
+    fn assert_injective(map: &[u32], available: &Available, what: &str) {
+        let mut seen = vec![false; available.machine() as usize];
+        for &n in map {
+            assert!(available.is_free(n), "{what}: node {n} is not free");
+            assert!(!seen[n as usize], "{what}: node {n} used twice");
+            seen[n as usize] = true;
         }
+    }
+
+    #[test]
+    fn every_policy_is_injective_and_deterministic_on_every_family() {
+        let families = [
+            "fat-tree:k=4,n=3",
+            "thin-tree:k=4,up=2,n=3",
+            "slender-tree:k=4,up=2,n=4",
+            "mesh:k=8,n=2",
+            "torus:k=4,n=3",
+            "hypercube:n=6",
+        ];
+        let dir = std::env::temp_dir().join(format!("netreplay-map-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let map = dir.join("map.txt");
+        let lines: String = (0..17).map(|r| format!("{r} {}\n", 63 - 3 * r)).collect();
+        std::fs::write(&map, lines).unwrap();
+        let file_spec = format!("file:path={}", map.display());
+        for family in families {
+            let topo = crate::topology::build(family).unwrap();
+            for spec in [
+                "consecutive",
+                "central",
+                "random",
+                "random:seed=9",
+                "round-robin",
+                "contiguous",
+                "consecutive:busy=0.5",
+                "contiguous:busy=0.25,busy_seed=3",
+                "round-robin:busy=0.3",
+                file_spec.as_str(),
+            ] {
+                let p = build(spec).unwrap();
+                for ranks in [1, 17, 32] {
+                    if spec.starts_with("file") && ranks != 17 {
+                        continue;
+                    }
+                    let all = Available::all(topo.nodes());
+                    let got = p.place_on(ranks, topo.as_ref(), &all, 3).unwrap();
+                    assert_eq!(got.len(), ranks as usize);
+                    assert_injective(&got, &all, &format!("{spec} on {family}"));
+                    assert_eq!(
+                        got,
+                        p.place_on(ranks, topo.as_ref(), &all, 3).unwrap(),
+                        "{spec}"
+                    );
+                    // On what another job left free.
+                    let rest = all.without(&(0..20).collect::<Vec<_>>());
+                    if !spec.starts_with("file") && !spec.contains("busy") {
+                        let got = p.place_on(ranks, topo.as_ref(), &rest, 3).unwrap();
+                        assert_injective(
+                            &got,
+                            &rest,
+                            &format!("{spec} on {family} after another job"),
+                        );
+                    }
+                }
+                if !spec.starts_with("file") {
+                    let e = p.place(65, topo.as_ref(), 3).unwrap_err().to_string();
+                    assert!(e.contains("65 ranks"), "{e}");
+                }
+            }
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn busy_machines_leave_the_right_number_of_nodes() {
+        let topo = crate::topology::build("fat-tree:k=4,n=3").unwrap();
+        let p = build("consecutive:busy=0.5").unwrap();
+        assert_eq!(p.spec(), "consecutive:busy=0.5");
+        assert!(p.place(32, topo.as_ref(), 1).is_ok());
+        let e = p.place(33, topo.as_ref(), 1).unwrap_err().to_string();
+        assert!(e.contains("only 32 of the 64 nodes"), "{e}");
+        assert!(build("random:busy=1.5").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! `random`: ranks on a uniformly random set of nodes in random order, as a scheduler that sees the
 //! machine as a flat pool would place them (seed 004 §5.3). Deterministic for its seed.
 
-use super::{Placement, check_fits};
+use super::{Available, Placement, check_fits};
 use crate::error::Result;
 use crate::rng::Rng;
 use crate::spec::Entry;
@@ -34,9 +34,15 @@ impl Placement for Random {
             None => "random".to_string(),
         }
     }
-    fn place(&self, ranks: u32, topo: &dyn Topology, seed: u64) -> Result<Vec<u32>> {
-        check_fits(ranks, topo)?;
-        let mut nodes: Vec<u32> = (0..topo.nodes()).collect();
+    fn place_on(
+        &self,
+        ranks: u32,
+        topo: &dyn Topology,
+        available: &Available,
+        seed: u64,
+    ) -> Result<Vec<u32>> {
+        check_fits(ranks, topo, available)?;
+        let mut nodes = available.free().to_vec();
         Rng::new(self.seed.unwrap_or(seed) ^ 0x706c_6163_656d_656e).shuffle(&mut nodes);
         nodes.truncate(ranks as usize);
         Ok(nodes)

@@ -50,6 +50,9 @@ impl Topology for Hypercube {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node, 0)
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        (1..=self.n).map(|d| 1 << d).collect()
+    }
     fn route(
         &self,
         switch: u32,

@@ -48,6 +48,11 @@ impl Cube {
         self.pow[self.n as usize]
     }
 
+    /// Whole rows, planes, ...: k^1, ..., k^n routers.
+    pub fn blocks(&self) -> Vec<u32> {
+        self.pow[1..].to_vec()
+    }
+
     /// Coordinate of router `r` in dimension `d`.
     #[inline]
     pub fn coord(&self, r: u32, d: u32) -> u32 {

@@ -46,6 +46,9 @@ impl Topology for Mesh {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node, 0)
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.cube.blocks()
+    }
     fn route(
         &self,
         switch: u32,

@@ -102,6 +102,12 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn bubble_flow_control(&self) -> bool {
         false
     }
+    /// Sizes of the aligned blocks of consecutive node ids that form locality units, smallest first
+    /// (subtrees of a tree, whole rows or planes of a mesh, subcubes of a hypercube); the `contiguous`
+    /// placement picks the smallest that holds a job. Empty when the family has none.
+    fn locality_blocks(&self) -> Vec<u32> {
+        Vec::new()
+    }
     /// The level of a switch in a tree (0 = leaf level), `None` for direct networks.
     fn level(&self, _switch: u32) -> Option<u32> {
         None

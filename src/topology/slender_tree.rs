@@ -86,6 +86,9 @@ impl Topology for SlenderTree {
     fn ports(&self, _switch: u32) -> u32 {
         self.k + self.up
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.coverage.clone()
+    }
     fn level(&self, switch: u32) -> Option<u32> {
         Some(self.locate(switch).0 as u32)
     }

@@ -106,6 +106,9 @@ impl Topology for ThinTree {
     fn ports(&self, _switch: u32) -> u32 {
         self.k + self.up
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.pow_k[1..].to_vec()
+    }
     fn level(&self, switch: u32) -> Option<u32> {
         Some(self.locate(switch).0 as u32)
     }

@@ -61,6 +61,9 @@ impl Topology for Torus {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node, 0)
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.cube.blocks()
+    }
     fn virtual_channels(&self) -> u32 {
         if self.dateline { 2 } else { 1 }
     }

@@ -132,7 +132,9 @@ mod tests {
             .bind(100, 1)
             .unwrap();
         let mut rng = Rng::new(2);
-        let hot = (0..100_000).filter(|_| f(50, &mut rng).is_multiple_of(20)).count();
+        let hot = (0..100_000)
+            .filter(|_| f(50, &mut rng).is_multiple_of(20))
+            .count();
         // 5 hot nodes (0, 20, 40, 60, 80): half the traffic, plus their uniform share of the other half.
         let expected = 100_000.0 * (0.5 + 0.5 * 5.0 / 99.0);
         assert!(
