@@ -5,7 +5,9 @@
 
 use crate::error::{Error, Result};
 use crate::network::{self, NetworkModel, Outcome};
+use crate::topology::Topology;
 use crate::{placement, topology, workload};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
@@ -25,6 +27,45 @@ pub struct RunConfig {
     /// Network model parameters (defaults: seed 004 §3.1).
     #[serde(default)]
     pub network: NetworkModel,
+    /// Jobs sharing the machine (`[[jobs]]`), instead of one `workload`.
+    #[serde(default)]
+    pub jobs: Vec<JobConfig>,
+}
+
+/// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobConfig {
+    /// Workload spec with its rank count, e.g. `bu:size=10000,ranks=2048`.
+    pub workload: String,
+    /// Placement spec (default: the run's `placement`, else `consecutive`).
+    pub placement: Option<String>,
+    /// Cycle at which the job starts (default 0).
+    #[serde(default)]
+    pub start: u64,
+}
+
+/// How one job of a shared run fared.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobReport {
+    /// Canonical workload spec with its rank count.
+    pub workload: String,
+    /// Canonical placement spec.
+    pub placement: String,
+    /// Its ranks.
+    pub ranks: u32,
+    /// Node of each of its ranks.
+    pub nodes: Vec<u32>,
+    /// Cycle it started.
+    pub start: u64,
+    /// Cycle it completed in the shared run.
+    pub completion_cycles: u64,
+    /// Completion minus start.
+    pub duration: u64,
+    /// Its completion time running alone on the same nodes.
+    pub alone_cycles: u64,
+    /// duration / alone_cycles: how much sharing the network slowed it.
+    pub slowdown: f64,
 }
 
 impl RunConfig {
@@ -72,6 +113,9 @@ pub struct RunReport {
     /// What the engine measured.
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// Per-job results of a shared-machine run (empty for a single workload).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<JobReport>,
     /// Wall-clock seconds of the simulation proper (building the network and program excluded).
     pub wall_seconds: f64,
     /// Simulation speed: phit-link traversals per wall second.
@@ -87,16 +131,20 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
             "no topology given: pass --topology SPEC or `topology = ...` in the config".into(),
         )
     })?;
-    let workload_spec = config.workload.as_deref().ok_or_else(|| {
-        Error::Invalid(
-            "no workload given: pass --workload SPEC or `workload = ...` in the config".into(),
-        )
-    })?;
     let topo = topology::build(topo_spec)?;
-    let wl = workload::build(workload_spec)?;
-    let place = placement::build(config.placement.as_deref().unwrap_or("consecutive"))?;
     let seed = config.seed.unwrap_or(1);
     config.network.validate(topo.as_ref())?;
+    if !config.jobs.is_empty() {
+        return execute_jobs(config, topo.as_ref(), seed);
+    }
+    let workload_spec = config.workload.as_deref().ok_or_else(|| {
+        Error::Invalid(
+            "no workload given: pass --workload SPEC, `workload = ...` or [[jobs]] in the config"
+                .into(),
+        )
+    })?;
+    let wl = workload::build(workload_spec)?;
+    let place = placement::build(config.placement.as_deref().unwrap_or("consecutive"))?;
 
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
@@ -117,5 +165,105 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         phit_hops_per_second: outcome.phit_hops as f64 / wall,
         node_cycles_per_second: f64::from(topo.nodes()) * outcome.completion_cycles as f64 / wall,
         outcome,
+        jobs: Vec::new(),
+    })
+}
+
+/// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
+/// replayed alone on the same nodes (in parallel) to measure its slowdown.
+fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<RunReport> {
+    if config.workload.is_some() {
+        return Err(Error::Invalid(
+            "give either one workload or [[jobs]], not both".into(),
+        ));
+    }
+    let mut available = placement::Available::all(topo.nodes());
+    let mut built = Vec::new();
+    for (i, job) in config.jobs.iter().enumerate() {
+        let wl = workload::build(&job.workload)?;
+        let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
+            Error::Invalid(format!(
+                "job {i} (`{}`): give its rank count, e.g. `{},ranks=N`",
+                job.workload, job.workload
+            ))
+        })?;
+        let spec = job
+            .placement
+            .as_deref()
+            .or(config.placement.as_deref())
+            .unwrap_or("consecutive");
+        let place = placement::build(spec)?;
+        let nodes = place
+            .place_on(ranks, topo, &available, seed)
+            .map_err(|e| Error::Invalid(format!("job {i} (`{}`): {e}", job.workload)))?;
+        available = available.without(&nodes);
+        let program = wl.generator.generate(ranks)?;
+        built.push((
+            format!("{},ranks={ranks}", wl.generator.spec()),
+            place.spec(),
+            nodes,
+            program,
+            job.start,
+        ));
+    }
+    let jobs: Vec<network::Job> = built
+        .iter()
+        .map(|(_, _, nodes, program, start)| network::Job {
+            program,
+            nodes,
+            start: *start,
+        })
+        .collect();
+    let start = Instant::now();
+    let (outcome, completed) = network::simulate_jobs(topo, &config.network, &jobs, seed)?;
+    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    let alone = jobs
+        .par_iter()
+        .map(|j| {
+            network::simulate(topo, &config.network, j.program, j.nodes, seed)
+                .map(|o| o.completion_cycles)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let reports: Vec<JobReport> = built
+        .iter()
+        .zip(completed.iter().zip(&alone))
+        .map(
+            |((workload, placement, nodes, program, start), (&done, &alone))| {
+                let duration = done - start;
+                JobReport {
+                    workload: workload.clone(),
+                    placement: placement.clone(),
+                    ranks: program.ranks(),
+                    nodes: nodes.clone(),
+                    start: *start,
+                    completion_cycles: done,
+                    duration,
+                    alone_cycles: alone,
+                    slowdown: duration as f64 / alone.max(1) as f64,
+                }
+            },
+        )
+        .collect();
+    Ok(RunReport {
+        topology: topo.spec(),
+        workload: reports
+            .iter()
+            .map(|j| j.workload.as_str())
+            .collect::<Vec<_>>()
+            .join(" + "),
+        placement: reports
+            .iter()
+            .map(|j| j.placement.as_str())
+            .collect::<Vec<_>>()
+            .join(" + "),
+        seed,
+        ranks: reports.iter().map(|j| j.ranks).sum(),
+        nodes: topo.nodes(),
+        network: config.network,
+        wall_seconds: wall,
+        phit_hops_per_second: outcome.phit_hops as f64 / wall,
+        node_cycles_per_second: f64::from(topo.nodes()) * outcome.completion_cycles as f64 / wall,
+        outcome,
+        jobs: reports,
     })
 }

@@ -6,6 +6,7 @@
 
 mod driver;
 mod engine;
+mod jobs;
 mod open_loop;
 mod ranks;
 pub mod stats;
@@ -144,6 +145,64 @@ pub fn simulate(
     engine::Engine::new(topo, model, ranks, rank_node, seed)
         .run()
         .map(|(outcome, _)| outcome)
+}
+
+/// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'p> {
+    /// What its ranks do.
+    pub program: &'p Program,
+    /// Node of each rank (disjoint from every other job's).
+    pub nodes: &'p [u32],
+    /// Cycle at which its ranks start.
+    pub start: u64,
+}
+
+/// Replays several jobs at once over the shared network; returns the whole run's outcome and the cycle
+/// at which each job completed (its last rank finished and its last message was consumed).
+pub fn simulate_jobs(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    jobs: &[Job],
+    seed: u64,
+) -> Result<(Outcome, Vec<u64>)> {
+    model.validate(topo)?;
+    let mut used = vec![false; topo.nodes() as usize];
+    let mut rank_node = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        job.program.validate()?;
+        if job.nodes.len() != job.program.ranks() as usize {
+            return Err(Error::Invalid(format!(
+                "job {j}: placement maps {} ranks but the workload has {}",
+                job.nodes.len(),
+                job.program.ranks()
+            )));
+        }
+        for &n in job.nodes {
+            if n >= topo.nodes() || std::mem::replace(&mut used[n as usize], true) {
+                return Err(Error::Invalid(format!(
+                    "job {j}: node {n} is outside the machine or already used by another job"
+                )));
+            }
+        }
+        rank_node.extend_from_slice(job.nodes);
+    }
+    let drivers = jobs.iter().map(|j| ranks::Ranks::new(j.program)).collect();
+    let starts = jobs.iter().map(|j| j.start).collect();
+    let (outcome, driver) = engine::Engine::new(
+        topo,
+        model,
+        jobs::Jobs::new(drivers, starts),
+        &rank_node,
+        seed,
+    )
+    .run()?;
+    let completed = driver
+        .completed_at
+        .iter()
+        .map(|c| c.unwrap_or(outcome.completion_cycles))
+        .collect();
+    Ok((outcome, completed))
 }
 
 /// One point of a load-latency curve: what an open-loop run at one offered load measured.

@@ -67,6 +67,27 @@ pub fn run_text(r: &RunReport) -> String {
         "message latency      mean {:.1}, max {} cycles",
         o.mean_message_latency, o.max_message_latency
     );
+    for (i, j) in r.jobs.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "job {i:<3}              {} on {} from cycle {}: done at {} ({} cycles; alone {}, slowdown {:.3})",
+            j.workload,
+            j.placement,
+            j.start,
+            j.completion_cycles,
+            j.duration,
+            j.alone_cycles,
+            j.slowdown
+        );
+    }
+    if let Some(hot) = o.busiest_links.first() {
+        let _ = writeln!(
+            t,
+            "busiest link         {} ({:.1}% busy)",
+            hot.link,
+            100.0 * hot.utilisation
+        );
+    }
     let _ = writeln!(
         t,
         "wall time            {:.3} s ({:.1} M phit-hops/s, {:.1} M node-cycles/s)",

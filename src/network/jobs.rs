@@ -1,0 +1,135 @@
+//! Several jobs sharing one network (seed 004 §5.3: production machines run many jobs at once). Each
+//! job's ranks run their own program on their own nodes, from their own start cycle; their messages
+//! contend in the same switches. The driver keeps each job's rank ids apart by giving job j the global
+//! ranks `base[j]..base[j + 1]`, and records when each job completes (its last rank has finished and
+//! its last message has been consumed).
+
+use super::driver::{Consumed, Driver};
+use super::ranks::{Ranks, Step};
+
+/// The rank interpreters of every job, with their global rank ranges and start cycles.
+pub(super) struct Jobs<'p> {
+    jobs: Vec<Ranks<'p>>,
+    base: Vec<u32>,
+    start: Vec<u64>,
+    open: Vec<u64>,
+    pub(super) completed_at: Vec<Option<u64>>,
+    scratch: Vec<Step>,
+}
+
+impl<'p> Jobs<'p> {
+    /// `jobs[j]` starts at cycle `start[j]`.
+    pub(super) fn new(jobs: Vec<Ranks<'p>>, start: Vec<u64>) -> Self {
+        let mut base = vec![0u32];
+        for j in &jobs {
+            base.push(base[base.len() - 1] + j.count());
+        }
+        let n = jobs.len();
+        Jobs {
+            jobs,
+            base,
+            start,
+            open: vec![0; n],
+            completed_at: vec![None; n],
+            scratch: Vec::new(),
+        }
+    }
+
+    fn total_ranks(&self) -> u32 {
+        self.base[self.jobs.len()]
+    }
+
+    fn job_of(&self, global: u32) -> usize {
+        self.base.partition_point(|&b| b <= global) - 1
+    }
+
+    /// Runs local rank `rank` of job `j` and forwards its steps with global rank ids.
+    fn advance(&mut self, now: u64, j: usize, rank: u32, out: &mut Vec<Step>) {
+        self.jobs[j].advance(rank, &mut self.scratch);
+        let base = self.base[j];
+        for step in self.scratch.drain(..) {
+            out.push(match step {
+                Step::Send {
+                    from,
+                    to,
+                    bytes,
+                    tag,
+                } => {
+                    self.open[j] += 1;
+                    Step::Send {
+                        from: from + base,
+                        to: to + base,
+                        bytes,
+                        tag,
+                    }
+                }
+                Step::Sleep { rank, cycles } => Step::Sleep {
+                    rank: rank + base,
+                    cycles,
+                },
+            });
+        }
+        self.check_completion(now, j);
+    }
+
+    fn check_completion(&mut self, now: u64, j: usize) {
+        if self.completed_at[j].is_none()
+            && self.open[j] == 0
+            && self.jobs[j].finished() == self.jobs[j].count()
+        {
+            self.completed_at[j] = Some(now);
+        }
+    }
+
+    fn launch(&mut self, now: u64, j: usize, out: &mut Vec<Step>) {
+        for rank in 0..self.jobs[j].count() {
+            self.advance(now, j, rank, out);
+        }
+        self.check_completion(now, j);
+    }
+}
+
+impl Driver for Jobs<'_> {
+    fn start(&mut self, out: &mut Vec<Step>) {
+        for j in 0..self.jobs.len() {
+            match self.start[j] {
+                0 => self.launch(0, j, out),
+                cycles => out.push(Step::Sleep {
+                    rank: self.total_ranks() + j as u32,
+                    cycles,
+                }),
+            }
+        }
+    }
+
+    fn consumed(&mut self, now: u64, msg: &Consumed, out: &mut Vec<Step>) {
+        let j = self.job_of(msg.to);
+        let base = self.base[j];
+        self.open[j] -= 1;
+        if self.jobs[j].consume(msg.to - base, msg.from - base, msg.tag) {
+            self.advance(now, j, msg.to - base, out);
+        }
+        self.check_completion(now, j);
+    }
+
+    fn wake(&mut self, now: u64, who: u32, out: &mut Vec<Step>) {
+        if who >= self.total_ranks() {
+            self.launch(now, (who - self.total_ranks()) as usize, out);
+        } else {
+            let j = self.job_of(who);
+            self.advance(now, j, who - self.base[j], out);
+        }
+    }
+
+    fn complete(&self) -> bool {
+        self.completed_at.iter().all(Option::is_some)
+    }
+
+    fn blocked(&self) -> Vec<(u32, u32, u32)> {
+        self.jobs
+            .iter()
+            .zip(&self.base)
+            .flat_map(|(job, &base)| job.blocked().map(move |(r, s, t)| (r + base, s + base, t)))
+            .collect()
+    }
+}
