@@ -3,6 +3,7 @@
 //! See `ARCHITECTURE.md` for the map of modules and the path of data from spec to report.
 
 pub mod cli;
+pub mod cost;
 pub mod error;
 pub mod network;
 pub mod placement;
