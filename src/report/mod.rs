@@ -1,5 +1,8 @@
 //! Reports: the only module that knows output formats (human text, JSON) and how files are written.
 
+pub mod campaign;
+pub mod svg;
+
 use crate::cost::Cost;
 use crate::error::{Error, Result};
 use crate::run::RunReport;
