@@ -32,6 +32,12 @@ fn topology_json_carries_seed_004_cost() {
         assert_eq!(v["cost"]["total"].as_f64(), Some(total), "{spec}");
         assert_eq!(v["cost"]["per_node"].as_f64(), Some(per_node), "{spec}");
     }
+    // Text rounds half away from zero, as Table 3 prints 3412.5 as 3413.
+    let text = ok(&["topology", "fat-tree:k=8,n=4"]);
+    assert!(
+        text.contains("cost              13977600 (3413 per node, seed004)"),
+        "{text}"
+    );
 }
 
 fn tmp(name: &str) -> std::path::PathBuf {

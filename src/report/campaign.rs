@@ -59,10 +59,10 @@ pub fn markdown(a: &Analysis) -> String {
         opt(n[i].index_complete.map(|x| x.normalised_phi), 2)
     });
     row(&mut t, "Total cost-CN", &|i| {
-        format!("{:.0}", n[i].cost_complete.total)
+        format!("{:.0}", n[i].cost_complete.total.round())
     });
     row(&mut t, "Cost/node-CN", &|i| {
-        format!("{:.0}", n[i].cost_complete.per_node)
+        format!("{:.0}", n[i].cost_complete.per_node.round())
     });
     row(&mut t, "Norm cost/node-CN", &|i| {
         opt(n[i].index_complete.map(|x| x.normalised_cost), 2)
@@ -74,10 +74,10 @@ pub fn markdown(a: &Analysis) -> String {
         format!("{} / {}", n[i].cost_used.switches, n[i].cost_used.links)
     });
     row(&mut t, "Total cost-U", &|i| {
-        format!("{:.0}", n[i].cost_used.total)
+        format!("{:.0}", n[i].cost_used.total.round())
     });
     row(&mut t, "Cost/node-U", &|i| {
-        format!("{:.0}", n[i].cost_used.per_node)
+        format!("{:.0}", n[i].cost_used.per_node.round())
     });
     row(&mut t, "Norm cost/node-U", &|i| {
         opt(n[i].index_used.map(|x| x.normalised_cost), 2)

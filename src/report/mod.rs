@@ -46,7 +46,9 @@ impl TopologyReport {
         let cost = self.cost.as_ref().map_or(String::new(), |c| {
             format!(
                 "cost              {:.0} ({:.0} per node, {})\n",
-                c.total, c.per_node, c.model
+                c.total.round(),
+                c.per_node.round(),
+                c.model
             )
         });
         format!(
