@@ -5,7 +5,7 @@ use crate::error::{Error, Result};
 use crate::load_latency::{self, SweepConfig};
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{placement, topology, trace, traffic, workload};
+use crate::{campaign, placement, topology, trace, traffic, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -47,6 +47,30 @@ enum Command {
         #[arg(long)]
         json: bool,
         /// Also write the JSON report to this file (atomically).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Run a campaign (candidates x workloads x sizes) in parallel, resumably, and write its report
+    /// (relative times, performance index, cost, performance/cost) into DIR.
+    Campaign {
+        /// The campaign config (configs/seed004-*.toml).
+        config: PathBuf,
+        /// Results directory (default: results/<config file stem>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Simulations run at once (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only slice I of N (1-based), e.g. 2/4, for job arrays; merge with `report`.
+        #[arg(long)]
+        shard: Option<campaign::Shard>,
+    },
+    /// Merge campaign results directories (shards of one config) and print and write the report.
+    Report {
+        /// Results directories written by `campaign`.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Where to write the report files (default: the first directory).
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -145,6 +169,42 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 report::write_atomic(&path, text.as_bytes())?;
             }
             print!("{}", if json { text } else { report::run_text(&r) });
+        }
+        Command::Campaign {
+            config,
+            out,
+            jobs,
+            shard,
+        } => {
+            let cfg = campaign::CampaignConfig::load(&config)?;
+            let dir = out.unwrap_or_else(|| {
+                PathBuf::from("results").join(config.file_stem().unwrap_or_default())
+            });
+            let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
+            let p = campaign::run_campaign(&cfg, &dir, jobs, shard, true)?;
+            eprintln!(
+                "{} runs in this {}: {} already done, {} run now; results in {}",
+                p.shard_runs,
+                if shard.is_some() { "shard" } else { "campaign" },
+                p.resumed,
+                p.ran,
+                dir.display()
+            );
+            let (cfg, records) = campaign::merge(std::slice::from_ref(&dir))?;
+            let a = campaign::analysis::analyse(&cfg, &records)?;
+            report::campaign::write_all(&a, &dir)?;
+            print!("{}", report::campaign::markdown(&a));
+        }
+        Command::Report { dirs, out } => {
+            let (cfg, records) = campaign::merge(&dirs)?;
+            let a = campaign::analysis::analyse(&cfg, &records)?;
+            let dir = out.unwrap_or_else(|| dirs[0].clone());
+            std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
+                path: dir.display().to_string(),
+                source,
+            })?;
+            report::campaign::write_all(&a, &dir)?;
+            print!("{}", report::campaign::markdown(&a));
         }
         Command::Generate { spec, ranks, out } => {
             let wl = workload::build(&spec)?;

@@ -2,7 +2,9 @@
 //!
 //! See `ARCHITECTURE.md` for the map of modules and the path of data from spec to report.
 
+pub mod campaign;
 pub mod cli;
+pub mod cost;
 pub mod error;
 pub mod load_latency;
 pub mod network;

@@ -3,6 +3,10 @@
 
 pub mod load_latency;
 
+pub mod campaign;
+pub mod svg;
+
+use crate::cost::Cost;
 use crate::error::{Error, Result};
 use crate::run::RunReport;
 use crate::topology::{Structure, Topology};
@@ -21,6 +25,9 @@ pub struct TopologyReport {
     pub structure: Structure,
     /// Virtual channels per input port the routing uses.
     pub virtual_channels: u32,
+    /// Cost of the complete network under the default model (seed 004 §5.1), when it applies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Cost>,
 }
 
 impl TopologyReport {
@@ -30,14 +37,25 @@ impl TopologyReport {
             topology: topo.spec(),
             structure: crate::topology::structure(topo),
             virtual_channels: topo.virtual_channels(),
+            cost: crate::cost::build(crate::cost::DEFAULT)
+                .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
+                .ok(),
         }
     }
 
     /// Aligned `key  value` lines.
     pub fn text(&self) -> String {
         let s = &self.structure;
+        let cost = self.cost.as_ref().map_or(String::new(), |c| {
+            format!(
+                "cost              {:.0} ({:.0} per node, {})\n",
+                c.total.round(),
+                c.per_node.round(),
+                c.model
+            )
+        });
         format!(
-            "topology          {}\nnodes             {}\nswitches          {}\nlinks             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n",
+            "topology          {}\nnodes             {}\nswitches          {}\nlinks             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n{cost}",
             self.topology,
             s.nodes,
             s.switches,

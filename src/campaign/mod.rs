@@ -1,0 +1,548 @@
+//! Campaigns (seed 004 §4-5): every workload at every size on every candidate network, run in parallel,
+//! each finished run appended to a results file so that a killed campaign resumes where it stopped, then
+//! the relative times, the performance index and performance/cost of §5 ([`index`]).
+//!
+//! A results directory holds `campaign.json` (the config and its hash) and `results.jsonl` (one JSON line
+//! per finished run, each written with a single append and fsync). A run is identified by (network
+//! label, workload, size); resuming skips the runs already in the file, and a torn last line (a kill
+//! mid-write) is cut off before appending. `--shard I/N` takes runs I-1, I-1+N, ... of the fixed run
+//! order; `netreplay report` merges directories only if their config hashes agree.
+
+pub mod analysis;
+pub mod index;
+
+use crate::cost::PriceTable;
+use crate::error::{Error, Result};
+use crate::network::NetworkModel;
+use crate::run::{self, RunConfig};
+use crate::spec::Spec;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::{Read as _, Seek as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub use index::Weights;
+
+/// A candidate network of a campaign.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Candidate {
+    /// Name in the tables, e.g. `8:4,4-thin-tree`.
+    pub label: String,
+    /// Topology spec.
+    pub topology: String,
+    /// Placement spec (default `consecutive`).
+    #[serde(default)]
+    pub placement: Option<String>,
+}
+
+/// A campaign config (`configs/seed004-*.toml`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CampaignConfig {
+    /// Title of the report.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Label of the network every time is divided by.
+    pub reference: String,
+    /// Seed of every run (default 1).
+    #[serde(default)]
+    pub seed: Option<u64>,
+    /// Ranks of every generated workload (default: the topology's node count).
+    #[serde(default)]
+    pub ranks: Option<u32>,
+    /// Message sizes in bytes, appended as `size=S` to every generated workload.
+    #[serde(default)]
+    pub sizes: Vec<u64>,
+    /// Workload specs without size (`bu`, `wf`) or traces (`trace:file=PATH`, run once).
+    pub workloads: Vec<String>,
+    /// Candidate networks.
+    #[serde(rename = "candidate")]
+    pub candidates: Vec<Candidate>,
+    /// Weights per pattern and size (default all 1).
+    #[serde(default)]
+    pub weights: Weights,
+    /// Cost model spec (default `seed004`); ignored when `cost_table` is given.
+    #[serde(default)]
+    pub cost: Option<String>,
+    /// A user price table, used instead of `cost`.
+    #[serde(default)]
+    pub cost_table: Option<PriceTable>,
+    /// Network model of every run.
+    #[serde(default)]
+    pub network: NetworkModel,
+}
+
+/// One simulation of a campaign.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    /// Position in the fixed run order.
+    pub index: usize,
+    /// Candidate label.
+    pub label: String,
+    /// Workload as written in the config.
+    pub workload: String,
+    /// Message size (`None` for traces).
+    pub size: Option<u64>,
+}
+
+/// One finished run, as a line of `results.jsonl`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct RunRecord {
+    /// Hash of the campaign config that planned the run.
+    pub config_hash: String,
+    /// Candidate label.
+    pub label: String,
+    /// Workload as written in the config.
+    pub workload: String,
+    /// Message size (`None` for traces).
+    pub size: Option<u64>,
+    /// Completion time in cycles.
+    pub completion_cycles: u64,
+    /// Messages delivered.
+    pub messages: u64,
+    /// Phit-link traversals.
+    pub phit_hops: u64,
+    /// Wall seconds of the simulation.
+    pub wall_seconds: f64,
+}
+
+impl RunRecord {
+    fn key(&self) -> (String, String, Option<u64>) {
+        (self.label.clone(), self.workload.clone(), self.size)
+    }
+}
+
+impl Planned {
+    fn key(&self) -> (String, String, Option<u64>) {
+        (self.label.clone(), self.workload.clone(), self.size)
+    }
+}
+
+fn is_trace(workload: &str) -> bool {
+    workload.trim_start().starts_with("trace")
+}
+
+impl CampaignConfig {
+    /// Reads and validates a campaign config; errors in the file carry file:line:column.
+    pub fn load(path: &Path) -> Result<CampaignConfig> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let cfg: CampaignConfig =
+            toml::from_str(&text).map_err(|e| run::toml_error(path, &text, &e))?;
+        cfg.validate()
+            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        Ok(cfg)
+    }
+
+    /// Checks labels, the reference, every spec and the weights before anything runs.
+    pub fn validate(&self) -> Result<()> {
+        if self.candidates.is_empty() || self.workloads.is_empty() {
+            return Err(Error::Invalid(
+                "a campaign needs at least one [[candidate]] and one workload".into(),
+            ));
+        }
+        for (i, c) in self.candidates.iter().enumerate() {
+            if self.candidates[..i].iter().any(|d| d.label == c.label) {
+                return Err(Error::Invalid(format!(
+                    "candidate label `{}` is used twice",
+                    c.label
+                )));
+            }
+            let topo = crate::topology::build(&c.topology)?;
+            crate::placement::build(c.placement.as_deref().unwrap_or("consecutive"))?;
+            self.network.validate(topo.as_ref())?;
+        }
+        if !self.candidates.iter().any(|c| c.label == self.reference) {
+            return Err(Error::Invalid(format!(
+                "reference `{}` is not a candidate label (labels: {})",
+                self.reference,
+                self.candidates
+                    .iter()
+                    .map(|c| c.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        if self.sizes.is_empty() && self.workloads.iter().any(|w| !is_trace(w)) {
+            return Err(Error::Invalid(
+                "`sizes` is empty but generated workloads need a message size".into(),
+            ));
+        }
+        for w in &self.workloads {
+            for size in self.sizes_of(w) {
+                crate::workload::build(&self.workload_spec(w, size)?)?;
+            }
+        }
+        self.weights.validate(&self.cells())?;
+        self.cost_model()?;
+        Ok(())
+    }
+
+    fn sizes_of(&self, workload: &str) -> Vec<Option<u64>> {
+        if is_trace(workload) {
+            vec![None]
+        } else {
+            self.sizes.iter().map(|&s| Some(s)).collect()
+        }
+    }
+
+    /// Every (workload, size) cell in table order.
+    pub fn cells(&self) -> Vec<(String, Option<u64>)> {
+        self.workloads
+            .iter()
+            .flat_map(|w| self.sizes_of(w).into_iter().map(move |s| (w.clone(), s)))
+            .collect()
+    }
+
+    /// The workload spec of one cell: `size` and `ranks` appended to a generator spec.
+    pub fn workload_spec(&self, workload: &str, size: Option<u64>) -> Result<String> {
+        let mut spec = Spec::parse("workload", workload)?;
+        if let Some(s) = size {
+            spec.params.push(("size".into(), s.to_string()));
+            if let Some(r) = self.ranks {
+                spec.params.push(("ranks".into(), r.to_string()));
+            }
+        }
+        Ok(spec.to_string())
+    }
+
+    /// The cost model the config names.
+    pub fn cost_model(&self) -> Result<Box<dyn crate::cost::CostModel>> {
+        match &self.cost_table {
+            Some(t) => Ok(Box::new(t.clone())),
+            None => crate::cost::build(self.cost.as_deref().unwrap_or(crate::cost::DEFAULT)),
+        }
+    }
+
+    /// Every run in the fixed order: candidates x workloads x sizes.
+    pub fn plan(&self) -> Vec<Planned> {
+        let mut runs = Vec::new();
+        for c in &self.candidates {
+            for (w, s) in self.cells() {
+                runs.push(Planned {
+                    index: runs.len(),
+                    label: c.label.clone(),
+                    workload: w,
+                    size: s,
+                });
+            }
+        }
+        runs
+    }
+
+    /// A stable hash of the config (FNV-1a 64 of its canonical JSON), stored with every result.
+    pub fn hash(&self) -> String {
+        let text = serde_json::to_string(self).expect("configs serialise");
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in text.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        format!("{h:016x}")
+    }
+
+    fn run_config(&self, run: &Planned) -> Result<RunConfig> {
+        let c = self
+            .candidates
+            .iter()
+            .find(|c| c.label == run.label)
+            .ok_or_else(|| Error::Invalid(format!("no candidate `{}`", run.label)))?;
+        Ok(RunConfig {
+            topology: Some(c.topology.clone()),
+            workload: Some(self.workload_spec(&run.workload, run.size)?),
+            placement: c.placement.clone(),
+            seed: Some(self.seed.unwrap_or(1)),
+            network: self.network,
+            jobs: Vec::new(),
+        })
+    }
+}
+
+/// A slice `index`/`count` of a campaign (1-based index, as `--shard 2/4` writes it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// Which slice, 1..=count.
+    pub index: u32,
+    /// How many slices.
+    pub count: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("`{s}` is not I/N with 1 <= I <= N (e.g. 2/4)");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<u32>().map_err(|_| bad())?,
+            n.trim().parse::<u32>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// What `campaign` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Runs of this shard.
+    pub shard_runs: usize,
+    /// Of those, already in the results file before this invocation.
+    pub resumed: usize,
+    /// Run now.
+    pub ran: usize,
+}
+
+/// The manifest file of a results directory.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+struct Manifest {
+    config_hash: String,
+    config: CampaignConfig,
+}
+
+const MANIFEST: &str = "campaign.json";
+const RESULTS: &str = "results.jsonl";
+
+fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Reads the config stored in a results directory.
+pub fn load_dir(dir: &Path) -> Result<(CampaignConfig, Vec<RunRecord>)> {
+    let path = dir.join(MANIFEST);
+    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let m: Manifest = serde_json::from_str(&text).map_err(|e| Error::File {
+        path: path.display().to_string(),
+        line: e.line(),
+        column: e.column(),
+        message: e.to_string(),
+    })?;
+    let records = read_results(dir, &m.config_hash)?;
+    Ok((m.config, records))
+}
+
+/// Complete lines of `results.jsonl` (a torn last line is ignored), first record per run kept.
+fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
+    let path = dir.join(RESULTS);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(io_err(&path)(e)),
+    };
+    let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for (i, line) in complete.lines().enumerate() {
+        let r: RunRecord = serde_json::from_str(line).map_err(|e| Error::File {
+            path: path.display().to_string(),
+            line: i + 1,
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        if r.config_hash != hash {
+            return Err(Error::Invalid(format!(
+                "{}:{}: a result of config {} in a directory of config {hash}",
+                path.display(),
+                i + 1,
+                r.config_hash
+            )));
+        }
+        if seen.insert(r.key()) {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
+/// Opens `results.jsonl` for appending, cutting a torn last line so the next append starts a line.
+fn open_results(dir: &Path) -> Result<std::fs::File> {
+    let path = dir.join(RESULTS);
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(io_err(&path))?;
+    let mut text = Vec::new();
+    f.read_to_end(&mut text).map_err(io_err(&path))?;
+    let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if keep < text.len() {
+        f.set_len(keep as u64).map_err(io_err(&path))?;
+        f.seek(std::io::SeekFrom::End(0)).map_err(io_err(&path))?;
+    }
+    Ok(f)
+}
+
+/// Runs (the rest of) a campaign into `dir` on `jobs` threads, with a progress bar on stderr.
+pub fn run_campaign(
+    cfg: &CampaignConfig,
+    dir: &Path,
+    jobs: usize,
+    shard: Option<Shard>,
+    show_progress: bool,
+) -> Result<Progress> {
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let hash = cfg.hash();
+    let manifest_path = dir.join(MANIFEST);
+    if manifest_path.exists() {
+        let (old, _) = load_dir(dir)?;
+        if old.hash() != hash {
+            return Err(Error::Invalid(format!(
+                "{} holds results of another campaign config (hash {}, this one {hash}); pass another --out",
+                dir.display(),
+                old.hash()
+            )));
+        }
+    } else {
+        let m = Manifest {
+            config_hash: hash.clone(),
+            config: cfg.clone(),
+        };
+        crate::report::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
+    }
+    let done: std::collections::BTreeSet<_> = read_results(dir, &hash)?
+        .iter()
+        .map(RunRecord::key)
+        .collect();
+    let mine: Vec<Planned> = cfg
+        .plan()
+        .into_iter()
+        .filter(|r| shard.is_none_or(|s| r.index % s.count as usize == s.index as usize - 1))
+        .collect();
+    let todo: Vec<&Planned> = mine.iter().filter(|r| !done.contains(&r.key())).collect();
+    let resumed = mine.len() - todo.len();
+    let file = Mutex::new(open_results(dir)?);
+    let results_path: PathBuf = dir.join(RESULTS);
+    let bar = if show_progress {
+        ProgressBar::new(mine.len() as u64)
+    } else {
+        ProgressBar::hidden()
+    };
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} runs, ETA {eta} {msg}",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
+    );
+    bar.set_position(resumed as u64);
+    bar.reset_eta();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|e| Error::Invalid(format!("cannot start {jobs} threads: {e}")))?;
+    pool.install(|| {
+        todo.par_iter().try_for_each(|run| -> Result<()> {
+            let rc = cfg.run_config(run)?;
+            let r = run::execute(&rc).map_err(|e| {
+                Error::Invalid(format!(
+                    "run {} / {} / {:?} failed: {e}",
+                    run.label, run.workload, run.size
+                ))
+            })?;
+            let rec = RunRecord {
+                config_hash: hash.clone(),
+                label: run.label.clone(),
+                workload: run.workload.clone(),
+                size: run.size,
+                completion_cycles: r.outcome.completion_cycles,
+                messages: r.outcome.messages,
+                phit_hops: r.outcome.phit_hops,
+                wall_seconds: r.wall_seconds,
+            };
+            let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
+            {
+                let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+                f.write_all(line.as_bytes())
+                    .and_then(|()| f.sync_data())
+                    .map_err(io_err(&results_path))?;
+            }
+            bar.set_message(format!("{} {}", run.label, run.workload));
+            bar.inc(1);
+            Ok(())
+        })
+    })?;
+    bar.finish_and_clear();
+    Ok(Progress {
+        shard_runs: mine.len(),
+        resumed,
+        ran: todo.len(),
+    })
+}
+
+/// Merges results directories of the same config (shards, or one directory), refusing mismatches.
+pub fn merge(dirs: &[PathBuf]) -> Result<(CampaignConfig, Vec<RunRecord>)> {
+    let mut merged: Option<(CampaignConfig, String)> = None;
+    let mut records: BTreeMap<(String, String, Option<u64>), RunRecord> = BTreeMap::new();
+    for dir in dirs {
+        let (cfg, recs) = load_dir(dir)?;
+        let h = cfg.hash();
+        match &merged {
+            Some((_, h0)) if *h0 != h => {
+                return Err(Error::Invalid(format!(
+                    "{} was run with another campaign config (hash {h}) than {} (hash {h0}); refusing to merge",
+                    dir.display(),
+                    dirs[0].display()
+                )));
+            }
+            Some(_) => {}
+            None => merged = Some((cfg, h)),
+        }
+        for r in recs {
+            records.entry(r.key()).or_insert(r);
+        }
+    }
+    let (cfg, _) =
+        merged.ok_or_else(|| Error::Invalid("report needs at least one directory".into()))?;
+    Ok((cfg, records.into_values().collect()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shipped configs load and plan seed 004's 5 x 7 x 5 runs; weights of Table 5 apply.
+    #[test]
+    fn shipped_configs_plan_seed_004s_sets() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        for (file, runs) in [
+            ("seed004-same-size.toml", 175),
+            ("seed004-radix12.toml", 175),
+            ("seed004-table5a-collectives.toml", 175),
+            ("seed004-table5b-production.toml", 175),
+            ("quick-campaign.toml", 24),
+        ] {
+            let cfg = CampaignConfig::load(&dir.join(file)).unwrap();
+            assert_eq!(cfg.plan().len(), runs, "{file}");
+        }
+        let a = CampaignConfig::load(&dir.join("seed004-table5a-collectives.toml")).unwrap();
+        let total: f64 = a.cells().iter().map(|(w, s)| a.weights.weight(w, *s)).sum();
+        assert_eq!(total, 10.0);
+        let b = CampaignConfig::load(&dir.join("seed004-table5b-production.toml")).unwrap();
+        let total: f64 = b.cells().iter().map(|(w, s)| b.weights.weight(w, *s)).sum();
+        assert_eq!(total, 7.0);
+        assert_eq!(
+            a.workload_spec("bu", Some(100000)).unwrap(),
+            "bu:size=100000,ranks=4096"
+        );
+    }
+
+    /// Shards partition the run order.
+    #[test]
+    fn shards_parse_and_partition() {
+        assert_eq!("2/4".parse::<Shard>(), Ok(Shard { index: 2, count: 4 }));
+        for bad in ["0/2", "3/2", "x", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+    }
+}

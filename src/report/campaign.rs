@@ -1,0 +1,157 @@
+//! Campaign reports laid out as seed 004 §4-5: relative times per pattern and size (Figs. 6/7 as data),
+//! then per network the weighted sum of relative times, normalised phi, cost per node, normalised cost
+//! and performance/cost (Tables 4 and 5), for the complete network (CN) and the used resources (U).
+//! Written as Markdown, CSV and JSON; the charts are in [`super::svg`].
+
+use crate::campaign::analysis::Analysis;
+use crate::error::Result;
+use std::fmt::Write as _;
+use std::path::Path;
+
+fn size_label(size: Option<u64>) -> String {
+    match size {
+        None => "trace".into(),
+        Some(s) if s >= 1000 && s % 1000 == 0 => format!("{}K", s / 1000),
+        Some(s) => s.to_string(),
+    }
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
+}
+
+/// The report as Markdown tables.
+pub fn markdown(a: &Analysis) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "# {}\n", a.name);
+    let _ = writeln!(
+        t,
+        "Reference network: {}. Cost model: {}. Runs: {} of {} done. Config hash {}.\n",
+        a.reference, a.cost_model, a.runs_done, a.runs_planned, a.config_hash
+    );
+    let _ = writeln!(t, "## Relative time (completion time / {})\n", a.reference);
+    let head: Vec<&str> = a.networks.iter().map(|n| n.label.as_str()).collect();
+    let _ = writeln!(t, "| pattern | size | weight | {} |", head.join(" | "));
+    let _ = writeln!(t, "|---|---:|---:|{}", "---:|".repeat(head.len()));
+    for (i, c) in a.cells.iter().enumerate() {
+        let vals: Vec<String> = a.networks.iter().map(|n| opt(n.relative[i], 2)).collect();
+        let _ = writeln!(
+            t,
+            "| {} | {} | {} | {} |",
+            c.workload,
+            size_label(c.size),
+            c.weight,
+            vals.join(" | ")
+        );
+    }
+    let _ = writeln!(t, "\n## Performance and cost (seed 004 Tables 4-5)\n");
+    let _ = writeln!(t, "| | {} |", head.join(" | "));
+    let _ = writeln!(t, "|---|{}", "---:|".repeat(head.len()));
+    let row = |t: &mut String, name: &str, f: &dyn Fn(usize) -> String| {
+        let vals: Vec<String> = (0..a.networks.len()).map(f).collect();
+        let _ = writeln!(t, "| {name} | {} |", vals.join(" | "));
+    };
+    let n = &a.networks;
+    row(&mut t, "Σ weighted relative time", &|i| {
+        opt(n[i].index_complete.map(|x| x.weighted_sum), 2)
+    });
+    row(&mut t, "Normalised φ", &|i| {
+        opt(n[i].index_complete.map(|x| x.normalised_phi), 2)
+    });
+    row(&mut t, "Total cost-CN", &|i| {
+        format!("{:.0}", n[i].cost_complete.total.round())
+    });
+    row(&mut t, "Cost/node-CN", &|i| {
+        format!("{:.0}", n[i].cost_complete.per_node.round())
+    });
+    row(&mut t, "Norm cost/node-CN", &|i| {
+        opt(n[i].index_complete.map(|x| x.normalised_cost), 2)
+    });
+    row(&mut t, "Perf./cost-CN", &|i| {
+        opt(n[i].index_complete.map(|x| x.perf_per_cost), 2)
+    });
+    row(&mut t, "Switches-U / links-U", &|i| {
+        format!("{} / {}", n[i].cost_used.switches, n[i].cost_used.links)
+    });
+    row(&mut t, "Total cost-U", &|i| {
+        format!("{:.0}", n[i].cost_used.total.round())
+    });
+    row(&mut t, "Cost/node-U", &|i| {
+        format!("{:.0}", n[i].cost_used.per_node.round())
+    });
+    row(&mut t, "Norm cost/node-U", &|i| {
+        opt(n[i].index_used.map(|x| x.normalised_cost), 2)
+    });
+    row(&mut t, "Perf./cost-U", &|i| {
+        opt(n[i].index_used.map(|x| x.perf_per_cost), 2)
+    });
+    t
+}
+
+/// Relative times as CSV: one line per network and cell.
+pub fn relative_csv(a: &Analysis) -> String {
+    let mut t =
+        String::from("network,topology,workload,size,weight,completion_cycles,relative_time\n");
+    for n in &a.networks {
+        for (i, c) in a.cells.iter().enumerate() {
+            let _ = writeln!(
+                t,
+                "\"{}\",\"{}\",\"{}\",{},{},{},{}",
+                n.label,
+                n.topology,
+                c.workload,
+                c.size.map_or(String::new(), |s| s.to_string()),
+                c.weight,
+                n.cycles[i].map_or(String::new(), |v| v.to_string()),
+                n.relative[i].map_or(String::new(), |v| format!("{v:.6}"))
+            );
+        }
+    }
+    t
+}
+
+/// The summary (Tables 3-5) as CSV: one line per network.
+pub fn summary_csv(a: &Analysis) -> String {
+    let mut t = String::from(
+        "network,topology,weighted_sum,normalised_phi,total_cost_cn,cost_per_node_cn,normalised_cost_cn,perf_per_cost_cn,switches_u,links_u,total_cost_u,cost_per_node_u,normalised_cost_u,perf_per_cost_u\n",
+    );
+    for n in &a.networks {
+        let (c, u) = (n.index_complete, n.index_used);
+        let _ = writeln!(
+            t,
+            "\"{}\",\"{}\",{},{},{:.2},{:.2},{},{},{},{},{:.2},{:.2},{},{}",
+            n.label,
+            n.topology,
+            opt(c.map(|x| x.weighted_sum), 6),
+            opt(c.map(|x| x.normalised_phi), 6),
+            n.cost_complete.total,
+            n.cost_complete.per_node,
+            opt(c.map(|x| x.normalised_cost), 6),
+            opt(c.map(|x| x.perf_per_cost), 6),
+            n.cost_used.switches,
+            n.cost_used.links,
+            n.cost_used.total,
+            n.cost_used.per_node,
+            opt(u.map(|x| x.normalised_cost), 6),
+            opt(u.map(|x| x.perf_per_cost), 6),
+        );
+    }
+    t
+}
+
+/// Writes `report.md`, `relative_times.csv`, `summary.csv`, `report.json` and the two SVG charts into
+/// `dir`, each atomically.
+pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
+    let files: [(&str, String); 6] = [
+        ("report.md", markdown(a)),
+        ("relative_times.csv", relative_csv(a)),
+        ("summary.csv", summary_csv(a)),
+        ("report.json", super::json(a) + "\n"),
+        ("relative_times.svg", super::svg::relative_bars(a)),
+        ("phi_vs_cost.svg", super::svg::phi_cost_scatter(a)),
+    ];
+    for (name, text) in files {
+        super::write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,239 @@
+//! Campaigns and costs end to end (issue 6): `topology --json` cost against seed 004 Table 3, campaigns
+//! that resume after a kill without losing or duplicating a run, shards that merge into the same report.
+
+use std::process::{Command, Output};
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = netreplay(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// The contract's `cost: {total, per_node}` under the default (seed 004) model, Table 3a.
+#[test]
+fn topology_json_carries_seed_004_cost() {
+    for (spec, total, per_node) in [
+        ("fat-tree:k=8,n=4", 13977600.0, 3412.5),
+        ("thin-tree:k=8,up=2,n=4", 2310140.625, 2310140.625 / 4096.0),
+    ] {
+        let v: serde_json::Value =
+            serde_json::from_str(&ok(&["topology", spec, "--json"])).unwrap();
+        assert_eq!(v["cost"]["total"].as_f64(), Some(total), "{spec}");
+        assert_eq!(v["cost"]["per_node"].as_f64(), Some(per_node), "{spec}");
+    }
+    // Text rounds half away from zero, as Table 3 prints 3412.5 as 3413.
+    let text = ok(&["topology", "fat-tree:k=8,n=4"]);
+    assert!(
+        text.contains("cost              13977600 (3413 per node, seed004)"),
+        "{text}"
+    );
+}
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("netreplay-campaign-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+const QUICK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick-campaign.toml");
+
+fn lines(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("results.jsonl"))
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Run identity of a results line: (label, workload, size).
+fn key(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    format!("{}|{}|{}", v["label"], v["workload"], v["size"])
+}
+
+/// A campaign killed mid-way (a partial results file ending in a torn line) resumes: the missing runs
+/// run, the finished ones do not run again, and the report equals an uninterrupted campaign's.
+#[test]
+fn killed_campaign_resumes_with_each_run_exactly_once() {
+    let full = tmp("full");
+    ok(&[
+        "campaign",
+        QUICK,
+        "--out",
+        full.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    let all = lines(&full);
+    assert_eq!(all.len(), 24);
+
+    let cut = tmp("cut");
+    std::fs::create_dir_all(&cut).unwrap();
+    std::fs::copy(full.join("campaign.json"), cut.join("campaign.json")).unwrap();
+    let partial = format!("{}\n{}", all[..10].join("\n"), &all[10][..20]);
+    std::fs::write(cut.join("results.jsonl"), partial).unwrap();
+    let out = netreplay(&[
+        "campaign",
+        QUICK,
+        "--out",
+        cut.to_str().unwrap(),
+        "--jobs",
+        "2",
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("10 already done, 14 run now"), "{err}");
+    let resumed = lines(&cut);
+    assert_eq!(resumed.len(), 24);
+    assert_eq!(&resumed[..10], &all[..10]);
+    let mut keys: Vec<String> = resumed.iter().map(|l| key(l)).collect();
+    keys.sort();
+    keys.dedup();
+    assert_eq!(keys.len(), 24, "a run is missing or duplicated");
+    let again = netreplay(&["campaign", QUICK, "--out", cut.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&again.stderr).contains("24 already done, 0 run now"));
+    assert_eq!(lines(&cut).len(), 24);
+    assert_eq!(
+        std::fs::read_to_string(full.join("report.json")).unwrap(),
+        std::fs::read_to_string(cut.join("report.json")).unwrap()
+    );
+    for d in [full, cut] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Two shards merged by `report` give the report of one unsharded campaign; files of every format.
+#[test]
+fn two_shards_merge_into_the_unsharded_report() {
+    let (whole, a, b, merged) = (tmp("whole"), tmp("a"), tmp("b"), tmp("merged"));
+    let single = ok(&["campaign", QUICK, "--out", whole.to_str().unwrap()]);
+    ok(&[
+        "campaign",
+        QUICK,
+        "--out",
+        a.to_str().unwrap(),
+        "--shard",
+        "1/2",
+    ]);
+    ok(&[
+        "campaign",
+        QUICK,
+        "--out",
+        b.to_str().unwrap(),
+        "--shard",
+        "2/2",
+    ]);
+    assert_eq!(lines(&a).len() + lines(&b).len(), 24);
+    assert_eq!(lines(&a).len(), 12);
+    let report = ok(&[
+        "report",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert_eq!(report, single);
+    assert!(report.contains("Runs: 24 of 24 done"), "{report}");
+    for f in [
+        "report.md",
+        "relative_times.csv",
+        "summary.csv",
+        "report.json",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(whole.join(f)).unwrap(),
+            std::fs::read_to_string(merged.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    for f in ["relative_times.svg", "phi_vs_cost.svg"] {
+        let svg = std::fs::read_to_string(merged.join(f)).unwrap();
+        assert!(
+            svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"),
+            "{f}"
+        );
+        assert!(svg.contains("4:2,3-thin-tree"), "{f}");
+    }
+    let csv = std::fs::read_to_string(merged.join("relative_times.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 24);
+    for d in [whole, a, b, merged] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
+/// Merging directories of different configs is refused; so is reusing a directory for another config;
+/// config errors carry file:line:column.
+#[test]
+fn mismatched_configs_are_refused() {
+    let (a, b) = (tmp("ma"), tmp("mb"));
+    let other = std::env::temp_dir().join(format!("netreplay-other-{}.toml", std::process::id()));
+    let text = std::fs::read_to_string(QUICK)
+        .unwrap()
+        .replace("sizes = [10, 1000]", "sizes = [10]");
+    std::fs::write(&other, text).unwrap();
+    ok(&[
+        "campaign",
+        QUICK,
+        "--out",
+        a.to_str().unwrap(),
+        "--shard",
+        "1/2",
+    ]);
+    ok(&[
+        "campaign",
+        other.to_str().unwrap(),
+        "--out",
+        b.to_str().unwrap(),
+        "--shard",
+        "2/2",
+    ]);
+    let out = netreplay(&["report", a.to_str().unwrap(), b.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("refusing to merge"),
+        "{err}"
+    );
+    let out = netreplay(&[
+        "campaign",
+        other.to_str().unwrap(),
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("another campaign config"),
+        "{err}"
+    );
+
+    std::fs::write(
+        &other,
+        "reference = \"x\"\nworkloads = [\"bu\"]\nsizes = [1]\nbogus = 1\n",
+    )
+    .unwrap();
+    let out = netreplay(&[
+        "campaign",
+        other.to_str().unwrap(),
+        "--out",
+        b.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains(":4:1:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let out = netreplay(&["campaign", QUICK, "--shard", "3/2"]);
+    assert!(!out.status.success());
+    for d in [a, b] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    let _ = std::fs::remove_file(other);
+}
