@@ -33,8 +33,11 @@ impl TopologyReport {
     /// Aligned `key  value` lines.
     pub fn text(&self) -> String {
         let s = &self.structure;
+        let routers = s
+            .routers
+            .map_or(String::new(), |r| format!("routers           {r}\n"));
         format!(
-            "topology          {}\nnodes             {}\nswitches          {}\nlinks             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n",
+            "topology          {}\nnodes             {}\nswitches          {}\n{routers}links             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n",
             self.topology,
             s.nodes,
             s.switches,
