@@ -93,3 +93,15 @@ fn ruft_return_links_are_longer() {
     }
     assert!(wl[0] > wl[1], "RUFT {} vs FT {}", wl[0], wl[1]);
 }
+
+#[test]
+fn mikant() {
+    every_workload_on("mikant:k=4,n=3", "consecutive");
+    every_workload_on("mikant:k=2,n=6,route=adaptive", "random");
+}
+
+#[test]
+fn clos() {
+    every_workload_on("clos:k=4,n=3", "consecutive");
+    every_workload_on("clos:k=2,n=6,route=det", "random");
+}

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::run::RunReport;
+use crate::topology::metrics::{Budget, Metrics};
 use crate::topology::{Structure, Topology};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -18,6 +19,9 @@ pub struct TopologyReport {
     pub structure: Structure,
     /// Virtual channels per input port the routing uses.
     pub virtual_channels: u32,
+    /// Diameter, average distance and route hop counts, when computed.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Metrics>,
 }
 
 impl TopologyReport {
@@ -27,7 +31,14 @@ impl TopologyReport {
             topology: topo.spec(),
             structure: crate::topology::structure(topo),
             virtual_channels: topo.virtual_channels(),
+            metrics: None,
         }
+    }
+
+    /// Adds the graph metrics of `topo` (exact within `budget`, sampled above it).
+    pub fn with_metrics(mut self, topo: &dyn Topology, budget: Budget) -> Self {
+        self.metrics = Some(crate::topology::metrics::metrics(topo, budget, 1));
+        self
     }
 
     /// Aligned `key  value` lines.
@@ -46,8 +57,39 @@ impl TopologyReport {
             s.radix,
             s.unplugged_ports,
             self.virtual_channels
-        )
+        ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
     }
+}
+
+fn metrics_text(m: &Metrics) -> String {
+    let diameter = m.diameter.map_or("unreachable pairs".to_string(), |d| {
+        format!(
+            "{d}{}",
+            if m.diameter_sampled {
+                " (at least; sampled)"
+            } else {
+                ""
+            }
+        )
+    });
+    let average = if m.average_distance_sampled {
+        format!(
+            "{:.4} ± {:.4} (95%, sampled)",
+            m.average_distance, m.average_distance_error
+        )
+    } else {
+        format!("{:.4}", m.average_distance)
+    };
+    format!(
+        "diameter          {diameter}\naverage_distance  {average}\nroute_hops        mean {:.4}, max {}{}\n",
+        m.route_hops_mean,
+        m.route_hops_max,
+        if m.route_hops_sampled {
+            " (sampled)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Human-readable summary of one run.

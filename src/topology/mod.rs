@@ -5,13 +5,15 @@
 //! routing. The network engine flattens the wiring once into arrays and calls [`Topology::route`] once
 //! per packet per hop; it knows nothing else about the family.
 
+mod clos;
 mod fat_tree;
 mod flattened_butterfly;
 mod hypercube;
 mod kary_ncube;
 mod kns;
 mod mesh;
-
+pub mod metrics;
+mod mikant;
 mod ruft;
 mod slender_tree;
 mod thin_tree;
@@ -36,6 +38,8 @@ pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
         flattened_butterfly::ENTRY,
         kns::ENTRY,
         ruft::ENTRY,
+        mikant::ENTRY,
+        clos::ENTRY,
     ],
 };
 
@@ -409,6 +413,12 @@ mod tests {
             "kns:k=4,n=2,s=2,sub=ruft,p=3",
             "ruft:k=2,n=4",
             "ruft:k=3,n=3",
+            "mikant:k=3,n=3",
+            "mikant:k=2,n=4",
+            "mikant:k=4,n=2",
+            "mikant:k=3,n=3,route=adaptive",
+            "clos:k=3,n=3",
+            "clos:k=2,n=4,route=det",
         ];
         for spec in specs {
             let topo = build(spec).unwrap();
