@@ -105,3 +105,46 @@ fn clos() {
     every_workload_on("clos:k=4,n=3", "consecutive");
     every_workload_on("clos:k=2,n=6,route=det", "random");
 }
+
+/// One message of `bytes` from node `src` to node `dst` on an empty network.
+fn one_message(spec: &str, src: u32, dst: u32, model: &NetworkModel) -> Outcome {
+    use netreplay::workload::{Op, Program};
+    let topo = topology::build(spec).unwrap();
+    let program = Program::from_fn(2, |r, ops| {
+        ops.push(if r == 0 {
+            Op::Send {
+                to: 1,
+                bytes: 64,
+                tag: 0,
+            }
+        } else {
+            Op::Recv { from: 0, tag: 0 }
+        })
+    });
+    simulate(topo.as_ref(), model, &program, &[src, dst], 1).unwrap()
+}
+
+/// Exact timing of RUFT's long return links (seed 000 §5.1: fly time per stage): a 16-phit packet
+/// over L links through S switches takes L + 16 + F·L + R·S cycles, plus F·(s - 1) for the return
+/// link of an s-stage RUFT.
+#[test]
+fn ruft_return_link_takes_fly_time_per_stage() {
+    let model = NetworkModel {
+        fly_time: 8,
+        routing_delay: 20,
+        ..NetworkModel::default()
+    };
+    // ruft:k=2,n=2: node -> stage 0 -> stage 1 -> node, L = 3, S = 2, return link 2 stages long.
+    let o = one_message("ruft:k=2,n=2", 0, 3, &model);
+    assert_eq!(o.completion_cycles, 3 + 16 + 8 * 3 + 20 * 2 + 8);
+    // ruft:k=2,n=4: L = 5, S = 4, return link 4 stages long.
+    let o = one_message("ruft:k=2,n=4", 0, 15, &model);
+    assert_eq!(o.completion_cycles, 5 + 16 + 8 * 5 + 20 * 4 + 8 * 3);
+    // KNS, one dimension of 4 routers joined by a 2-stage RUFT: node -> router -> stage 0 -> stage 1
+    // -> router -> node, L = 5, S = 4 (two routers, two switches).
+    let o = one_message("kns:k=4,n=1,s=2,sub=ruft,p=1", 0, 3, &model);
+    assert_eq!(o.completion_cycles, 5 + 16 + 8 * 5 + 20 * 4 + 8);
+    // The same with a fat-tree subnet (up to the top stage and down: L = 6, S = 5) has no long link.
+    let o = one_message("kns:k=4,n=1,s=2,sub=ft,p=1", 0, 3, &model);
+    assert_eq!(o.completion_cycles, 6 + 16 + 8 * 6 + 20 * 5);
+}
