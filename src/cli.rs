@@ -26,6 +26,10 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Compute diameter, average distance and route hops exactly however large the network
+        /// (by default they are sampled above a size, and the output says so).
+        #[arg(long)]
+        exact: bool,
     },
     /// Replay one workload over one topology and print the completion time and counters.
     Run {
@@ -134,9 +138,14 @@ fn registry_help() -> String {
 /// Runs the parsed command, printing its result to stdout.
 pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Topology { spec, json } => {
+        Command::Topology { spec, json, exact } => {
             let topo = topology::build(&spec)?;
-            let r = TopologyReport::new(topo.as_ref());
+            let budget = if exact {
+                topology::metrics::Budget::EXACT
+            } else {
+                topology::metrics::Budget::DEFAULT
+            };
+            let r = TopologyReport::new(topo.as_ref()).with_metrics(topo.as_ref(), budget);
             print!(
                 "{}",
                 if json {

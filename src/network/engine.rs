@@ -252,14 +252,17 @@ impl<'a, D: Driver> Engine<'a, D> {
                     Endpoint::Switch { switch, port } => {
                         let peer = port_start[switch as usize] + port;
                         chan_down[gp as usize] = peer * vcs;
-                        chan_latency[gp as usize] = link_to_switch;
+                        // Longer links (RUFT's return links) take fly_time per unit of length.
+                        let extra = fly * (topo.link_length(sw, local).max(1) - 1);
+                        chan_latency[gp as usize] = link_to_switch + extra;
                         for vc in 0..vcs {
                             buf_feeder[(peer * vcs + vc) as usize] = gp;
                         }
                     }
                     Endpoint::Node(_) => {
                         chan_down[gp as usize] = SINK;
-                        chan_latency[gp as usize] = link_to_node;
+                        let extra = fly * (topo.link_length(sw, local).max(1) - 1);
+                        chan_latency[gp as usize] = link_to_node + extra;
                     }
                     Endpoint::Unplugged => {}
                 }

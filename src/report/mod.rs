@@ -9,6 +9,7 @@ pub mod svg;
 use crate::cost::Cost;
 use crate::error::{Error, Result};
 use crate::run::RunReport;
+use crate::topology::metrics::{Budget, Metrics};
 use crate::topology::{Structure, Topology};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -28,6 +29,9 @@ pub struct TopologyReport {
     /// Cost of the complete network under the default model (seed 004 §5.1), when it applies.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<Cost>,
+    /// Diameter, average distance and route hop counts, when computed.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub metrics: Option<Metrics>,
 }
 
 impl TopologyReport {
@@ -40,7 +44,14 @@ impl TopologyReport {
             cost: crate::cost::build(crate::cost::DEFAULT)
                 .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
                 .ok(),
+            metrics: None,
         }
+    }
+
+    /// Adds the graph metrics of `topo` (exact within `budget`, sampled above it).
+    pub fn with_metrics(mut self, topo: &dyn Topology, budget: Budget) -> Self {
+        self.metrics = Some(crate::topology::metrics::metrics(topo, budget, 1));
+        self
     }
 
     /// Aligned `key  value` lines.
@@ -54,8 +65,11 @@ impl TopologyReport {
                 c.model
             )
         });
+        let routers = s
+            .routers
+            .map_or(String::new(), |r| format!("routers           {r}\n"));
         format!(
-            "topology          {}\nnodes             {}\nswitches          {}\nlinks             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n{cost}",
+            "topology          {}\nnodes             {}\nswitches          {}\n{routers}links             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n{cost}",
             self.topology,
             s.nodes,
             s.switches,
@@ -64,8 +78,39 @@ impl TopologyReport {
             s.radix,
             s.unplugged_ports,
             self.virtual_channels
-        )
+        ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
     }
+}
+
+fn metrics_text(m: &Metrics) -> String {
+    let diameter = m.diameter.map_or("unreachable pairs".to_string(), |d| {
+        format!(
+            "{d}{}",
+            if m.diameter_sampled {
+                " (at least; sampled)"
+            } else {
+                ""
+            }
+        )
+    });
+    let average = if m.average_distance_sampled {
+        format!(
+            "{:.4} ± {:.4} (95%, sampled)",
+            m.average_distance, m.average_distance_error
+        )
+    } else {
+        format!("{:.4}", m.average_distance)
+    };
+    format!(
+        "diameter          {diameter}\naverage_distance  {average}\nroute_hops        mean {:.4}, max {}{}\n",
+        m.route_hops_mean,
+        m.route_hops_max,
+        if m.route_hops_sampled {
+            " (sampled)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Human-readable summary of one run.

@@ -5,10 +5,16 @@
 //! routing. The network engine flattens the wiring once into arrays and calls [`Topology::route`] once
 //! per packet per hop; it knows nothing else about the family.
 
+mod clos;
 mod fat_tree;
+mod flattened_butterfly;
 mod hypercube;
 mod kary_ncube;
+mod kns;
 mod mesh;
+pub mod metrics;
+mod mikant;
+mod ruft;
 mod slender_tree;
 mod thin_tree;
 mod torus;
@@ -29,6 +35,11 @@ pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
         mesh::ENTRY,
         torus::ENTRY,
         hypercube::ENTRY,
+        flattened_butterfly::ENTRY,
+        kns::ENTRY,
+        ruft::ENTRY,
+        mikant::ENTRY,
+        clos::ENTRY,
     ],
 };
 
@@ -79,6 +90,20 @@ impl RouteChoice {
     }
 }
 
+/// How the channel leaving a switch port relates to the port's own input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OneWay {
+    /// A bidirectional link: the neighbour's port sends back into this port (the usual case).
+    No,
+    /// A unidirectional link (RUFT, seed 000 §3.1): this port's input is fed from elsewhere or not at
+    /// all. Counted as one link.
+    Link,
+    /// The return half of a split bidirectional link: with the one-way link that leaves the port it
+    /// enters, it forms the single link per dimension of a KNS router (seed 000 §3.1, Table 3), so it
+    /// is not counted again.
+    Return,
+}
+
 /// A network of switches, nodes and links, with its native routing function.
 pub trait Topology: Send + Sync + fmt::Debug {
     /// The canonical spec string that rebuilds this topology.
@@ -112,6 +137,20 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn level(&self, _switch: u32) -> Option<u32> {
         None
     }
+    /// How many of the switching elements are routers (switch ids `0..routers`) rather than switches,
+    /// for families that tell them apart (KNS, seed 000 Table 4); `None` otherwise.
+    fn routers(&self) -> Option<u32> {
+        None
+    }
+    /// Whether the link leaving `port` of `switch` is unidirectional (see [`OneWay`]).
+    fn one_way(&self, _switch: u32, _port: u32) -> OneWay {
+        OneWay::No
+    }
+    /// Length of the link leaving `port` of `switch`, in units of the model's fly time (1 for every
+    /// ordinary link; RUFT's return links are longer, seed 000 §5.1).
+    fn link_length(&self, _switch: u32, _port: u32) -> u32 {
+        1
+    }
     /// Appends to `out` the candidate outputs at `switch` for a packet that arrived on `in_port`
     /// (on virtual channel `in_vc`) and is bound for node `dest`. Must offer at least one choice, and
     /// only minimal ones where the family's routing is minimal; the engine picks the one with most credits.
@@ -123,8 +162,11 @@ pub trait Topology: Send + Sync + fmt::Debug {
 pub struct Structure {
     /// Compute nodes.
     pub nodes: u64,
-    /// Switching elements.
+    /// Switching elements (for KNS the subnet switches only, as seed 000 Table 4 counts them).
     pub switches: u64,
+    /// KNS routers (seed 000 Table 4); absent for families without routers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routers: Option<u64>,
     /// Links, node-to-switch links included (as seeds 000, 001 and 004 count them).
     pub links: u64,
     /// Links between switching elements only (as seed 003 counts them).
@@ -136,11 +178,13 @@ pub struct Structure {
 }
 
 /// Counts the wiring of `topo` by walking every port (so the counts check the construction rather than
-/// restating closed forms).
+/// restating closed forms). A unidirectional link counts as one link, a split router link once.
 pub fn structure(topo: &dyn Topology) -> Structure {
+    let routers = topo.routers();
     let mut s = Structure {
         nodes: u64::from(topo.nodes()),
-        switches: u64::from(topo.switches()),
+        switches: u64::from(topo.switches() - routers.unwrap_or(0)),
+        routers: routers.map(u64::from),
         links: 0,
         switch_links: 0,
         radix: 0,
@@ -152,7 +196,11 @@ pub fn structure(topo: &dyn Topology) -> Structure {
         s.radix = s.radix.max(u64::from(ports));
         for p in 0..ports {
             match topo.neighbour(sw, p) {
-                Endpoint::Switch { .. } => half_links += 1,
+                Endpoint::Switch { .. } => match topo.one_way(sw, p) {
+                    OneWay::No => half_links += 1,
+                    OneWay::Link => half_links += 2,
+                    OneWay::Return => {}
+                },
                 Endpoint::Node(_) => s.links += 1,
                 Endpoint::Unplugged => s.unplugged_ports += 1,
             }
@@ -163,22 +211,33 @@ pub fn structure(topo: &dyn Topology) -> Structure {
     s
 }
 
-/// Checks that the wiring is symmetric and every node hangs where it says: the invariants the engine
-/// relies on. Returns a description of the first violation.
+/// Checks that the wiring is symmetric (where links are bidirectional), that every input buffer has at
+/// most one feeder, and that every node hangs where it says and is ejected somewhere: the invariants the
+/// engine relies on. Returns a description of the first violation.
 pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
+    let mut port_start = Vec::with_capacity(topo.switches() as usize + 1);
+    port_start.push(0u64);
+    for sw in 0..topo.switches() {
+        port_start.push(port_start[sw as usize] + u64::from(topo.ports(sw)));
+    }
+    let mut feeders = vec![0u8; port_start[topo.switches() as usize] as usize];
+    let mut ejected = vec![false; topo.nodes() as usize];
     for sw in 0..topo.switches() {
         for p in 0..topo.ports(sw) {
+            let one_way = topo.one_way(sw, p) != OneWay::No;
             match topo.neighbour(sw, p) {
                 Endpoint::Switch { switch, port } => {
                     if switch >= topo.switches() || port >= topo.ports(switch) {
                         return Err(format!("switch {sw} port {p} points outside the network"));
                     }
+                    feeders[(port_start[switch as usize] + u64::from(port)) as usize] += 1;
                     let back = topo.neighbour(switch, port);
-                    if back
-                        != (Endpoint::Switch {
-                            switch: sw,
-                            port: p,
-                        })
+                    if !one_way
+                        && back
+                            != (Endpoint::Switch {
+                                switch: sw,
+                                port: p,
+                            })
                     {
                         return Err(format!(
                             "switch {sw} port {p} -> switch {switch} port {port}, which points back to {back:?}"
@@ -186,11 +245,12 @@ pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
                     }
                 }
                 Endpoint::Node(n) => {
-                    if n >= topo.nodes() || topo.node_attachment(n) != (sw, p) {
+                    if n >= topo.nodes() || (!one_way && topo.node_attachment(n) != (sw, p)) {
                         return Err(format!(
                             "switch {sw} port {p} -> node {n}, which hangs elsewhere"
                         ));
                     }
+                    ejected[n as usize] = true;
                 }
                 Endpoint::Unplugged => {}
             }
@@ -198,16 +258,49 @@ pub fn check_wiring(topo: &dyn Topology) -> Result<(), String> {
     }
     for n in 0..topo.nodes() {
         let (sw, p) = topo.node_attachment(n);
-        if topo.neighbour(sw, p) != Endpoint::Node(n) {
+        if sw >= topo.switches() || p >= topo.ports(sw) {
+            return Err(format!("node {n} hangs outside the network"));
+        }
+        feeders[(port_start[sw as usize] + u64::from(p)) as usize] += 1;
+        if topo.one_way(sw, p) == OneWay::No && topo.neighbour(sw, p) != Endpoint::Node(n) {
             return Err(format!(
                 "node {n} says it hangs on switch {sw} port {p}, which disagrees"
             ));
         }
+        if !ejected[n as usize] {
+            return Err(format!("no port delivers to node {n}"));
+        }
+    }
+    if let Some(i) = feeders.iter().position(|&f| f > 1) {
+        let sw = port_start.partition_point(|&st| st <= i as u64) - 1;
+        return Err(format!(
+            "switch {sw} port {} is fed by {} channels",
+            i as u64 - port_start[sw],
+            feeders[i]
+        ));
     }
     Ok(())
 }
 
-/// Hop distances in switch-to-switch links from `from` to every switch, by breadth-first search.
+/// The switches whose ports deliver to each node (one for most families; a node is a sink, so
+/// several ports may eject to it).
+pub fn node_ejections(topo: &dyn Topology) -> Vec<Vec<u32>> {
+    let mut out = vec![Vec::new(); topo.nodes() as usize];
+    for sw in 0..topo.switches() {
+        for p in 0..topo.ports(sw) {
+            if let Endpoint::Node(n) = topo.neighbour(sw, p)
+                && let Some(v) = out.get_mut(n as usize)
+                && !v.contains(&sw)
+            {
+                v.push(sw);
+            }
+        }
+    }
+    out
+}
+
+/// Hop distances in switch-to-switch links from `from` to every switch, by breadth-first search along
+/// the direction of the channels.
 pub fn switch_distances(topo: &dyn Topology, from: u32) -> Vec<u32> {
     let mut dist = vec![u32::MAX; topo.switches() as usize];
     let mut queue = VecDeque::from([from]);
@@ -298,8 +391,9 @@ pub(crate) fn check_size(spec: &str, nodes: u64) -> Result<u32> {
 mod tests {
     use super::*;
 
-    /// Small instances of every family: wiring symmetric, routing reaches every destination with
-    /// minimal paths (BFS distance + 2 node links), whatever choice the engine makes at each hop.
+    /// Small instances of every family: wiring symmetric (where links are bidirectional), routing
+    /// reaches every destination with minimal paths (BFS distance to the ejecting switch + 2 node
+    /// links), whatever choice the engine makes at each hop.
     #[test]
     fn every_family_is_symmetric_and_routes_minimally() {
         let specs = [
@@ -315,11 +409,28 @@ mod tests {
             "torus:k=5,n=2",
             "torus:k=3,n=3,deadlock=dateline",
             "hypercube:n=5",
+            "flattened-butterfly:k=4,n=2,p=2",
+            "flattened-butterfly:k=3,n=3,p=1",
+            "kns:k=4,n=2,s=1,sub=xbar,p=2",
+            "kns:k=4,n=3,s=1,sub=xbar,p=1",
+            "kns:k=8,n=2,s=3,sub=ft,p=1",
+            "kns:k=9,n=2,s=2,sub=ft,p=2",
+            "kns:k=8,n=2,s=3,sub=ruft,p=1",
+            "kns:k=4,n=2,s=2,sub=ruft,p=3",
+            "ruft:k=2,n=4",
+            "ruft:k=3,n=3",
+            "mikant:k=3,n=3",
+            "mikant:k=2,n=4",
+            "mikant:k=4,n=2",
+            "mikant:k=3,n=3,route=adaptive",
+            "clos:k=3,n=3",
+            "clos:k=2,n=4,route=det",
         ];
         for spec in specs {
             let topo = build(spec).unwrap();
             check_wiring(topo.as_ref()).unwrap_or_else(|e| panic!("{spec}: {e}"));
             let n = topo.nodes();
+            let eject = node_ejections(topo.as_ref());
             let mut rot = 0usize;
             for src in 0..n {
                 let (ssw, _) = topo.node_attachment(src);
@@ -328,8 +439,11 @@ mod tests {
                     if src == dst {
                         continue;
                     }
-                    let (dsw, _) = topo.node_attachment(dst);
-                    let want = dist[dsw as usize] + 2;
+                    let want = eject[dst as usize]
+                        .iter()
+                        .map(|&e| dist[e as usize] + 2)
+                        .min()
+                        .unwrap();
                     for variant in 0..2 {
                         let got = trace_route(topo.as_ref(), src, dst, |c| {
                             rot += 1;
@@ -358,6 +472,9 @@ mod tests {
             "fat-tree:k=64,n=9",
             "mesh:k=1,n=2",
             "hypercube:n=0",
+            "flattened-butterfly:k=1,n=2",
+            "ruft:k=1,n=2",
+            "kns:k=6,n=2,s=2,sub=ft",
         ] {
             assert!(build(bad).is_err(), "{bad} should be rejected");
         }
