@@ -95,7 +95,11 @@ pub fn analyse(cfg: &CampaignConfig, records: &[RunRecord]) -> Result<Analysis> 
     for cand in &cfg.candidates {
         let topo = crate::topology::build(&cand.topology)?;
         let place = crate::placement::build(cand.placement.as_deref().unwrap_or("consecutive"))?;
-        let ranks = cfg.ranks.unwrap_or(topo.nodes()).min(topo.nodes());
+        let ranks = cfg
+            .ranks
+            .or_else(|| cfg.workload_ranks())
+            .unwrap_or(topo.nodes())
+            .min(topo.nodes());
         let placed = place.place(ranks, topo.as_ref(), cfg.seed.unwrap_or(1))?;
         let cover = if place.spec() == "central" {
             cost::central_cover(topo.nodes(), ranks)

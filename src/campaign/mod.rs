@@ -212,6 +212,21 @@ impl CampaignConfig {
         Ok(spec.to_string())
     }
 
+    /// The largest `ranks=` the workload specs give themselves, if any: the ranks whose placement
+    /// decides the used resources (U) when the config sets no `ranks`.
+    pub fn workload_ranks(&self) -> Option<u32> {
+        self.workloads
+            .iter()
+            .filter_map(|w| Spec::parse("workload", w).ok())
+            .filter_map(|s| {
+                s.params
+                    .iter()
+                    .find(|(k, _)| k == "ranks")
+                    .and_then(|(_, v)| v.parse::<u32>().ok())
+            })
+            .max()
+    }
+
     /// The cost model the config names.
     pub fn cost_model(&self) -> Result<Box<dyn crate::cost::CostModel>> {
         match &self.cost_table {
