@@ -59,3 +59,19 @@ fn dragonfly() {
 fn slimfly() {
     every_workload_on("slimfly:q=5,p=2");
 }
+
+#[test]
+fn dsnf_fig_2_routing() {
+    every_workload_on("dsnf:n=64");
+    every_workload_on("dsnf:n=100");
+}
+
+#[test]
+fn dsn_tables() {
+    every_workload_on("dsn:n=64,x=4");
+}
+
+#[test]
+fn dln_tables() {
+    every_workload_on("dln:n=64,x=4,seed=1");
+}

@@ -5,7 +5,10 @@
 //! routing. The network engine flattens the wiring once into arrays and calls [`Topology::route`] once
 //! per packet per hop; it knows nothing else about the family.
 
+mod dln;
 mod dragonfly;
+mod dsn;
+mod dsnf;
 mod fat_tree;
 mod flex;
 mod hypercube;
@@ -38,6 +41,9 @@ pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
         hyperx::ENTRY,
         dragonfly::ENTRY,
         slimfly::ENTRY,
+        dsnf::ENTRY,
+        dsn::ENTRY,
+        dln::ENTRY,
     ],
 };
 
@@ -334,6 +340,10 @@ mod tests {
             "slimfly:q=3,p=1",
             "slimfly:q=5,p=1",
             "slimfly:q=4,p=2",
+            "dsn:n=40,x=4",
+            "dsn:n=37,x=2",
+            "dln:n=40,x=4,seed=3",
+            "dln:n=33,x=5,seed=1",
         ];
         for spec in specs {
             let topo = build(spec).unwrap();
