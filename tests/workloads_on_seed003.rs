@@ -75,3 +75,20 @@ fn dsn_tables() {
 fn dln_tables() {
     every_workload_on("dln:n=64,x=4,seed=1");
 }
+
+/// An 8x8 torus read from a `graph:` file (minimal table routing, hop-indexed VCs).
+#[test]
+fn graph_file_torus() {
+    let mut text = String::from("# 8-ary 2-cube\n");
+    for s in 0..64u32 {
+        let (x, y) = (s % 8, s / 8);
+        text += &format!(
+            "{s} {}\n{s} {}\n",
+            y * 8 + (x + 1) % 8,
+            ((y + 1) % 8) * 8 + x
+        );
+    }
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("torus8x8.graph");
+    std::fs::write(&path, text).unwrap();
+    every_workload_on(&format!("graph:file={}", path.display()));
+}

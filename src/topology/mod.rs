@@ -11,6 +11,7 @@ mod dsn;
 mod dsnf;
 mod fat_tree;
 mod flex;
+mod graph_file;
 mod hypercube;
 mod hyperx;
 mod kary_ncube;
@@ -44,6 +45,7 @@ pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
         dsnf::ENTRY,
         dsn::ENTRY,
         dln::ENTRY,
+        graph_file::ENTRY,
     ],
 };
 
