@@ -6,9 +6,16 @@
 //! per packet per hop; it knows nothing else about the family.
 
 mod clos;
+mod dln;
+mod dragonfly;
+mod dsn;
+mod dsnf;
 mod fat_tree;
 mod flattened_butterfly;
+mod flex;
+mod graph_file;
 mod hypercube;
+mod hyperx;
 mod kary_ncube;
 mod kns;
 mod mesh;
@@ -16,6 +23,8 @@ pub mod metrics;
 mod mikant;
 mod ruft;
 mod slender_tree;
+mod slimfly;
+mod table_routing;
 mod thin_tree;
 mod torus;
 
@@ -40,6 +49,14 @@ pub static REGISTRY: Registry<Box<dyn Topology>> = Registry {
         ruft::ENTRY,
         mikant::ENTRY,
         clos::ENTRY,
+        flex::ENTRY,
+        hyperx::ENTRY,
+        dragonfly::ENTRY,
+        slimfly::ENTRY,
+        dsnf::ENTRY,
+        dsn::ENTRY,
+        dln::ENTRY,
+        graph_file::ENTRY,
     ],
 };
 
@@ -425,6 +442,20 @@ mod tests {
             "mikant:k=3,n=3,route=adaptive",
             "clos:k=3,n=3",
             "clos:k=2,n=4,route=det",
+            "flex:x=3,y=3,z=3,p=2",
+            "flex:x=4,y=3,z=3,p=1",
+            "flex:x=3,y=4,z=2,p=1",
+            "flex:x=3,y=3,z=5,p=1",
+            "flex:x=2,y=2,z=3,p=1",
+            "hyperx:l=2,s=4,t=2",
+            "hyperx:l=3,s=3,t=1",
+            "slimfly:q=3,p=1",
+            "slimfly:q=5,p=1",
+            "slimfly:q=4,p=2",
+            "dsn:n=40,x=4",
+            "dsn:n=37,x=2",
+            "dln:n=40,x=4,seed=3",
+            "dln:n=33,x=5,seed=1",
         ];
         for spec in specs {
             let topo = build(spec).unwrap();
@@ -457,6 +488,28 @@ mod tests {
         }
     }
 
+    /// Seed 003 Table 6 (terminals, routers, radix, inter-router links). The 3-level fat tree with
+    /// k = 20, p = 10 is our 10-ary 3-tree (radix 2k = 20, the top level's upward ports unplugged).
+    /// Slim Fly's radix is 19 here: Table 6's 20 adds the p = 7 of the full-bandwidth rule to k' = 13
+    /// although the table's terminal count uses p = 6.
+    #[test]
+    fn seed_003_table_6() {
+        for (spec, want) in [
+            ("fat-tree:k=10,n=3", (1000, 300, 20, 2000)),
+            ("dragonfly:p=4,a=8,h=4", (1056, 264, 15, 1452)),
+            ("hyperx:l=2,s=10,t=10", (1000, 100, 28, 900)),
+            ("slimfly:q=9,p=6", (972, 162, 19, 1053)),
+            ("flex:x=6,y=6,z=3,p=10", (1080, 108, 30, 1080)),
+        ] {
+            let s = structure(build(spec).unwrap().as_ref());
+            assert_eq!(
+                (s.nodes, s.switches, s.radix, s.switch_links),
+                want,
+                "{spec}"
+            );
+        }
+    }
+
     #[test]
     fn unknown_names_and_keys_list_what_is_accepted() {
         let e = build("fat-forest:k=2").unwrap_err().to_string();
@@ -475,6 +528,11 @@ mod tests {
             "flattened-butterfly:k=1,n=2",
             "ruft:k=1,n=2",
             "kns:k=6,n=2,s=2,sub=ft",
+            "flex:x=1,y=3,z=3,p=1",
+            "slimfly:q=10,p=1",
+            "slimfly:q=2,p=1",
+            "hyperx:l=2,s=1,t=1",
+            "dragonfly:p=0,a=2,h=1",
         ] {
             assert!(build(bad).is_err(), "{bad} should be rejected");
         }

@@ -1,0 +1,98 @@
+//! DLN-x (seed 002, footnote 1, its reference [7]): a ring of n switches plus x - 2 random shortcuts at
+//! each switch (average degree about x), one node per switch, routed minimally over breadth-first tables.
+//!
+//! The shortcuts are x - 2 rounds of a random matching: each round shuffles the switches (seeded with
+//! `seed`, so a spec always builds the same graph) and pairs them up, skipping a pair already linked (so
+//! a few switches may end a round without a shortcut, and with odd n one always does). Routing: every
+//! neighbour one hop closer, deadlock-free by hop-indexed virtual channels (see `table_routing.rs`).
+
+use super::table_routing::{DistanceTable, SwitchGraph};
+use super::{Endpoint, RouteChoice, Topology};
+use crate::rng::Rng;
+use crate::spec::Entry;
+use std::collections::BTreeSet;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
+    name: "dln",
+    keys: &["n", "x", "seed"],
+    help: "DLN-x: ring of n switches + x-2 random shortcuts each (seeded); minimal table routing (seed 002)",
+    build: |p| {
+        let n = p.u32_in("n", None, 4, super::table_routing::MAX_TABLE_SWITCHES)?;
+        let x = p.u32_in("x", None, 2, 64)?;
+        let seed = p.u64_in("seed", Some(1), 0, u64::MAX)?;
+        let spec = format!("dln:n={n},x={x},seed={seed}");
+        let mut edges = BTreeSet::new();
+        for i in 0..n {
+            edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
+        }
+        let mut rng = Rng::new(seed);
+        let mut order: Vec<u32> = (0..n).collect();
+        for _ in 2..x {
+            rng.shuffle(&mut order);
+            for pair in order.chunks_exact(2) {
+                let (a, b) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
+                edges.insert((a, b));
+            }
+        }
+        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
+        let table = DistanceTable::new(&spec, &graph)?;
+        Ok(Box::new(Dln { spec, graph, table }))
+    },
+};
+
+/// A DLN-x network.
+#[derive(Debug, Clone)]
+pub struct Dln {
+    spec: String,
+    graph: SwitchGraph,
+    table: DistanceTable,
+}
+
+impl Topology for Dln {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+    fn nodes(&self) -> u32 {
+        self.graph.nodes()
+    }
+    fn switches(&self) -> u32 {
+        self.graph.switches()
+    }
+    fn ports(&self, switch: u32) -> u32 {
+        self.graph.ports(switch)
+    }
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        self.graph.neighbour(switch, port)
+    }
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        self.graph.node_attachment(node)
+    }
+    fn virtual_channels(&self) -> u32 {
+        self.table.diameter().max(1)
+    }
+    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        self.table
+            .route(&self.graph, switch, in_port, in_vc, dest, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{build, structure};
+
+    /// Same seed, same graph; average degree close to x; another seed, another graph.
+    #[test]
+    fn seeded_and_degree_x() {
+        let a = structure(build("dln:n=1024,x=4,seed=1").unwrap().as_ref());
+        let b = structure(build("dln:n=1024,x=4,seed=1").unwrap().as_ref());
+        assert_eq!(a, b);
+        let avg = 2.0 * a.switch_links as f64 / 1024.0;
+        assert!(avg > 3.95 && avg <= 4.0, "{avg}");
+        let t1 = build("dln:n=64,x=4,seed=1").unwrap();
+        let t2 = build("dln:n=64,x=4,seed=2").unwrap();
+        let ports = |t: &dyn super::Topology| (0..64).map(|s| t.ports(s)).collect::<Vec<_>>();
+        assert_ne!(ports(t1.as_ref()), ports(t2.as_ref()));
+    }
+}

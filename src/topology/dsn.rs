@@ -1,0 +1,97 @@
+//! DSN-x (seed 002, section II-A, its reference [3]): the distributed shortcut network, one node per
+//! switch, routed minimally over breadth-first tables.
+//!
+//! n switches in a ring (pred/succ links); p = ceil(log2 n); switch i has level `i mod p + 1`; each switch
+//! of level l <= x has a shortcut to the switch of level l + 1 at the smallest clockwise distance of at
+//! least floor(n / 2^l). A shortcut that coincides with a ring link or another shortcut is built once.
+//! DSN's own routing is defined in [3], which the seeds do not reproduce, so DSN is routed minimally
+//! over BFS distance tables (every neighbour one hop closer is offered), deadlock-free by hop-indexed
+//! virtual channels (see `table_routing.rs`): as many as the graph's diameter.
+
+use super::table_routing::{DistanceTable, SwitchGraph};
+use super::{Endpoint, RouteChoice, Topology};
+use crate::spec::Entry;
+use std::collections::BTreeSet;
+
+/// Registry line.
+pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
+    name: "dsn",
+    keys: &["n", "x"],
+    help: "DSN-x: ring of n switches, shortcuts of x levels; minimal table routing (seed 002)",
+    build: |p| {
+        let n = p.u32_in("n", None, 4, super::table_routing::MAX_TABLE_SWITCHES)?;
+        let levels = n.next_power_of_two().trailing_zeros();
+        let x = p.u32_in("x", None, 1, levels - 1)?;
+        let spec = format!("dsn:n={n},x={x}");
+        let mut edges = BTreeSet::new();
+        for i in 0..n {
+            edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
+            let l = i % levels + 1;
+            if l <= x {
+                let j = (n >> l..n)
+                    .map(|d| (i + d) % n)
+                    .find(|&j| j % levels + 1 == l + 1)
+                    .filter(|&j| j != i);
+                if let Some(j) = j {
+                    edges.insert((i.min(j), i.max(j)));
+                }
+            }
+        }
+        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
+        let table = DistanceTable::new(&spec, &graph)?;
+        Ok(Box::new(Dsn { spec, graph, table }))
+    },
+};
+
+/// A DSN-x network.
+#[derive(Debug, Clone)]
+pub struct Dsn {
+    spec: String,
+    graph: SwitchGraph,
+    table: DistanceTable,
+}
+
+impl Topology for Dsn {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+    fn nodes(&self) -> u32 {
+        self.graph.nodes()
+    }
+    fn switches(&self) -> u32 {
+        self.graph.switches()
+    }
+    fn ports(&self, switch: u32) -> u32 {
+        self.graph.ports(switch)
+    }
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        self.graph.neighbour(switch, port)
+    }
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        self.graph.node_attachment(node)
+    }
+    fn virtual_channels(&self) -> u32 {
+        self.table.diameter().max(1)
+    }
+    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        self.table
+            .route(&self.graph, switch, in_port, in_vc, dest, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{build, structure};
+
+    /// Ring (n links) plus one shortcut per switch of level <= x (x of every p = 10 switches).
+    #[test]
+    fn counts_and_degree() {
+        let t = build("dsn:n=1024,x=9").unwrap();
+        let s = structure(t.as_ref());
+        assert_eq!((s.switches, s.nodes), (1024, 1024));
+        // 1024 = 102 * 10 + 4: levels 1..=9 occur 103 times for 1..=4, 102 times for 5..=9.
+        assert_eq!(s.switch_links, 1024 + 4 * 103 + 5 * 102);
+        assert!(s.radix <= 6, "degree at most 5, plus the node port: {s:?}");
+    }
+}

@@ -1,0 +1,286 @@
+//! Explicit switch graphs and minimal routing over breadth-first distance tables, shared by the families
+//! of seeds 002 and 003 whose wiring is a graph rather than a coordinate rule (FleX, Slim Fly, DSN, DLN,
+//! `graph:file=`).
+//!
+//! [`SwitchGraph`] holds the wiring: each switch's node ports first, then one port per neighbour switch
+//! in increasing neighbour order (so the port towards a neighbour is found by binary search).
+//! [`DistanceTable`] holds all-pairs switch distances (u16, `switches^2` entries, built with one BFS per
+//! switch in parallel); minimal routing offers every neighbour one hop closer to the destination.
+//!
+//! Deadlock freedom by hop-indexed virtual channels: a packet that leaves a switch towards another
+//! switch uses VC 0 if it arrived from a node and `in_vc + 1` otherwise, so the VC index is the number of
+//! switch-to-switch hops already taken before this one. Every buffer dependency goes from VC `i` to VC
+//! `i + 1` (or from an injection buffer to VC 0), so the channel dependency graph has no cycle; a minimal
+//! route takes at most `diameter` switch-to-switch hops, hence `diameter` virtual channels.
+
+use super::{Endpoint, MAX_NODES, RouteChoice};
+use crate::error::{Error, Result};
+use rayon::prelude::*;
+use std::collections::VecDeque;
+
+/// Largest switch count for which distance tables are built (`switches^2` u16 entries: 32 MiB).
+pub const MAX_TABLE_SWITCHES: u32 = 4096;
+/// Most virtual channels hop-indexed routing may ask for (the diameter of the graph).
+pub const MAX_HOP_VCS: u32 = 64;
+
+/// An undirected switch graph with nodes hanging on its switches.
+#[derive(Debug, Clone)]
+pub struct SwitchGraph {
+    /// Sorted neighbour switches of each switch (port `nodes_on(s) + i` faces `adj[s][i]`).
+    adj: Vec<Vec<u32>>,
+    /// Port index at the far end of each link (parallel to `adj`).
+    peer_port: Vec<Vec<u32>>,
+    /// `node_start[s]..node_start[s + 1]` are the nodes of switch `s`.
+    node_start: Vec<u32>,
+}
+
+impl SwitchGraph {
+    /// Builds the graph from an edge list over `switches` switches and a node count per switch.
+    /// Rejects self-loops, repeated links and out-of-range ids (`what` names the topology in errors).
+    pub fn new(what: &str, nodes_per_switch: &[u32], edges: &[(u32, u32)]) -> Result<Self> {
+        let n = nodes_per_switch.len();
+        let mut adj = vec![Vec::new(); n];
+        for &(a, b) in edges {
+            if a as usize >= n || b as usize >= n {
+                return Err(Error::Invalid(format!(
+                    "{what}: link {a}-{b} names a switch outside 0..{n}"
+                )));
+            }
+            if a == b {
+                return Err(Error::Invalid(format!(
+                    "{what}: switch {a} is linked to itself"
+                )));
+            }
+            adj[a as usize].push(b);
+            adj[b as usize].push(a);
+        }
+        for (s, list) in adj.iter_mut().enumerate() {
+            list.sort_unstable();
+            if let Some(w) = list.windows(2).find(|w| w[0] == w[1]) {
+                return Err(Error::Invalid(format!(
+                    "{what}: switches {s} and {} are linked twice",
+                    w[0]
+                )));
+            }
+        }
+        let mut node_start = Vec::with_capacity(n + 1);
+        let mut total = 0u64;
+        node_start.push(0);
+        for &p in nodes_per_switch {
+            total += u64::from(p);
+            if total > MAX_NODES {
+                return Err(Error::Invalid(format!(
+                    "{what} has more than {MAX_NODES} nodes, the most this simulator handles"
+                )));
+            }
+            node_start.push(total as u32);
+        }
+        let mut g = SwitchGraph {
+            peer_port: Vec::new(),
+            adj,
+            node_start,
+        };
+        g.peer_port = (0..n as u32)
+            .map(|s| {
+                g.adj[s as usize]
+                    .iter()
+                    .map(|&t| g.port_to(t, s).expect("adjacency is symmetric"))
+                    .collect()
+            })
+            .collect();
+        Ok(g)
+    }
+
+    /// Number of switches.
+    pub fn switches(&self) -> u32 {
+        self.adj.len() as u32
+    }
+    /// Number of nodes.
+    pub fn nodes(&self) -> u32 {
+        *self.node_start.last().unwrap_or(&0)
+    }
+    /// Nodes hanging on `switch` (its ports `0..nodes_on`).
+    pub fn nodes_on(&self, switch: u32) -> u32 {
+        self.node_start[switch as usize + 1] - self.node_start[switch as usize]
+    }
+    /// Sorted neighbour switches of `switch`.
+    pub fn neighbours(&self, switch: u32) -> &[u32] {
+        &self.adj[switch as usize]
+    }
+    /// Ports of `switch`: its nodes then its links.
+    pub fn ports(&self, switch: u32) -> u32 {
+        self.nodes_on(switch) + self.adj[switch as usize].len() as u32
+    }
+    /// The port of `from` that faces neighbour switch `to`, if they are linked.
+    pub fn port_to(&self, from: u32, to: u32) -> Option<u32> {
+        self.adj[from as usize]
+            .binary_search(&to)
+            .ok()
+            .map(|i| self.nodes_on(from) + i as u32)
+    }
+    /// What `port` of `switch` is wired to.
+    pub fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        let local = self.nodes_on(switch);
+        if port < local {
+            return Endpoint::Node(self.node_start[switch as usize] + port);
+        }
+        let i = (port - local) as usize;
+        match self.adj[switch as usize].get(i) {
+            Some(&t) => Endpoint::Switch {
+                switch: t,
+                port: self.peer_port[switch as usize][i],
+            },
+            None => Endpoint::Unplugged,
+        }
+    }
+    /// The (switch, port) `node` hangs on.
+    pub fn node_attachment(&self, node: u32) -> (u32, u32) {
+        let s = self.node_start.partition_point(|&start| start <= node) - 1;
+        (s as u32, node - self.node_start[s])
+    }
+
+    /// BFS distances from `from` (u32::MAX where unreachable).
+    pub fn distances_from(&self, from: u32) -> Vec<u32> {
+        let mut dist = vec![u32::MAX; self.adj.len()];
+        let mut queue = VecDeque::from([from]);
+        dist[from as usize] = 0;
+        while let Some(s) = queue.pop_front() {
+            for &t in &self.adj[s as usize] {
+                if dist[t as usize] == u32::MAX {
+                    dist[t as usize] = dist[s as usize] + 1;
+                    queue.push_back(t);
+                }
+            }
+        }
+        dist
+    }
+
+    /// Rejects a graph that is not connected, naming a switch that switch 0 cannot reach.
+    pub fn check_connected(&self, what: &str) -> Result<()> {
+        if self.adj.is_empty() {
+            return Err(Error::Invalid(format!("{what} has no switches")));
+        }
+        let dist = self.distances_from(0);
+        match dist.iter().position(|&d| d == u32::MAX) {
+            Some(s) => Err(Error::Invalid(format!(
+                "{what} is not connected: switch {s} cannot be reached from switch 0"
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends the hop-indexed virtual channel choice for leaving `switch` through `port`, given the
+    /// input port and VC the packet arrived on (see the module doc).
+    pub fn hop_choice(&self, switch: u32, in_port: u32, in_vc: u32, port: u32) -> RouteChoice {
+        let local = self.nodes_on(switch);
+        let vc = if port < local || in_port < local {
+            0
+        } else {
+            in_vc + 1
+        };
+        RouteChoice {
+            port,
+            vc,
+            bubble: false,
+        }
+    }
+}
+
+/// All-pairs switch distances of a [`SwitchGraph`], for minimal routing.
+#[derive(Debug, Clone)]
+pub struct DistanceTable {
+    n: usize,
+    dist: Vec<u16>,
+    diameter: u32,
+}
+
+impl DistanceTable {
+    /// Builds the table; the graph must be connected and have at most [`MAX_TABLE_SWITCHES`] switches.
+    pub fn new(what: &str, g: &SwitchGraph) -> Result<Self> {
+        let n = g.switches();
+        if n > MAX_TABLE_SWITCHES {
+            return Err(Error::Invalid(format!(
+                "{what} has {n} switches; routing tables are built for at most {MAX_TABLE_SWITCHES}"
+            )));
+        }
+        g.check_connected(what)?;
+        let rows: Vec<Vec<u16>> = (0..n)
+            .into_par_iter()
+            .map(|s| g.distances_from(s).into_iter().map(|d| d as u16).collect())
+            .collect();
+        let dist: Vec<u16> = rows.concat();
+        let diameter = u32::from(dist.iter().copied().max().unwrap_or(0));
+        if diameter > MAX_HOP_VCS {
+            return Err(Error::Invalid(format!(
+                "{what} has diameter {diameter}; minimal routing with hop-indexed virtual channels \
+                 supports at most {MAX_HOP_VCS}"
+            )));
+        }
+        Ok(DistanceTable {
+            n: n as usize,
+            dist,
+            diameter,
+        })
+    }
+
+    /// Switch-to-switch distance.
+    pub fn distance(&self, a: u32, b: u32) -> u32 {
+        u32::from(self.dist[a as usize * self.n + b as usize])
+    }
+
+    /// The largest distance.
+    pub fn diameter(&self) -> u32 {
+        self.diameter
+    }
+
+    /// Appends every minimal next hop from `switch` towards node `dest` of `g`, with hop-indexed VCs.
+    pub fn route(
+        &self,
+        g: &SwitchGraph,
+        switch: u32,
+        in_port: u32,
+        in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
+        let (dsw, dport) = g.node_attachment(dest);
+        if dsw == switch {
+            out.push(RouteChoice::port(dport));
+            return;
+        }
+        let here = self.distance(switch, dsw);
+        let base = g.nodes_on(switch);
+        for (i, &t) in g.neighbours(switch).iter().enumerate() {
+            if self.distance(t, dsw) + 1 == here {
+                out.push(g.hop_choice(switch, in_port, in_vc, base + i as u32));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_of_five() {
+        let edges: Vec<(u32, u32)> = (0..5).map(|i| (i, (i + 1) % 5)).collect();
+        let g = SwitchGraph::new("ring", &[1, 2, 0, 1, 1], &edges).unwrap();
+        assert_eq!((g.nodes(), g.neighbours(2)), (5, &[1, 3][..]));
+        assert_eq!(g.node_attachment(2), (1, 1));
+        assert_eq!(g.node_attachment(3), (3, 0));
+        let t = DistanceTable::new("ring", &g).unwrap();
+        assert_eq!((t.diameter(), t.distance(0, 3)), (2, 2));
+        let mut out = Vec::new();
+        t.route(&g, 0, 0, 0, 3, &mut out); // node 3 is on switch 3: via 4 only
+        assert_eq!(out.len(), 1);
+        assert_eq!(
+            g.neighbour(0, out[0].port),
+            g.neighbour(0, g.port_to(0, 4).unwrap())
+        );
+        assert!(SwitchGraph::new("x", &[1, 1], &[(0, 1), (1, 0)]).is_err());
+        let split = SwitchGraph::new("split", &[1, 1, 1], &[(0, 1)]).unwrap();
+        let e = DistanceTable::new("split", &split).unwrap_err().to_string();
+        assert!(e.contains("switch 2 cannot be reached"), "{e}");
+    }
+}
