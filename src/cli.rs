@@ -30,6 +30,12 @@ enum Command {
         /// (by default they are sampled above a size, and the output says so).
         #[arg(long)]
         exact: bool,
+        /// Also measure fault tolerance by random link removal (seed 003 §III-A-4).
+        #[arg(long)]
+        fault_tolerance: bool,
+        /// Trials per 5% step of the fault-tolerance measure.
+        #[arg(long, default_value_t = 100)]
+        trials: u32,
     },
     /// Replay one workload over one topology and print the completion time and counters.
     Run {
@@ -138,14 +144,27 @@ fn registry_help() -> String {
 /// Runs the parsed command, printing its result to stdout.
 pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Topology { spec, json, exact } => {
+        Command::Topology {
+            spec,
+            json,
+            exact,
+            fault_tolerance,
+            trials,
+        } => {
             let topo = topology::build(&spec)?;
             let budget = if exact {
                 topology::metrics::Budget::EXACT
             } else {
                 topology::metrics::Budget::DEFAULT
             };
-            let r = TopologyReport::new(topo.as_ref()).with_metrics(topo.as_ref(), budget);
+            let mut r = TopologyReport::new(topo.as_ref()).with_metrics(topo.as_ref(), budget);
+            if fault_tolerance {
+                r.fault_tolerance = Some(topology::fault_tolerance::fault_tolerance(
+                    topo.as_ref(),
+                    trials.max(1),
+                    1,
+                ));
+            }
             print!(
                 "{}",
                 if json {

@@ -32,6 +32,9 @@ pub struct TopologyReport {
     /// Diameter, average distance and route hop counts, when computed.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Metrics>,
+    /// Seed 003's random-link-failure measure, when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault_tolerance: Option<crate::topology::fault_tolerance::FaultTolerance>,
 }
 
 impl TopologyReport {
@@ -45,6 +48,7 @@ impl TopologyReport {
                 .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
                 .ok(),
             metrics: None,
+            fault_tolerance: None,
         }
     }
 
@@ -79,6 +83,14 @@ impl TopologyReport {
             s.unplugged_ports,
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
+            + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
+                format!(
+                    "fault_tolerance   {:.0}% of {} switch links (connected in > half of {} trials)\n",
+                    100.0 * f.tolerated,
+                    f.links,
+                    f.trials
+                )
+            })
     }
 }
 

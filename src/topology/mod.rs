@@ -11,6 +11,7 @@ mod dragonfly;
 mod dsn;
 mod dsnf;
 mod fat_tree;
+pub mod fault_tolerance;
 mod flattened_butterfly;
 mod flex;
 mod graph_file;
