@@ -116,6 +116,20 @@ fn butterfly_on_a_hypercube_is_stages_times_message_time() {
     assert_eq!(o.completion_cycles, 6 * 259);
     assert_eq!(o.max_message_latency, 259);
     assert_eq!(o.phit_hops, 64 * 6 * 16 * 16 * 3);
+    assert_eq!(o.mean_hops, 3.0);
+    // Every packet crosses one injection and one ejection link; the rest are router-to-router.
+    let class = |name: &str| {
+        o.link_classes
+            .iter()
+            .find(|c| c.class == name)
+            .unwrap()
+            .packets
+    };
+    assert_eq!(
+        (class("injection"), class("ejection")),
+        (o.packets, o.packets)
+    );
+    assert_eq!(class("switch-switch"), o.packets);
 }
 
 /// In 2w a rank's two sends share its injection link, and a rank's two receives its ejection link.

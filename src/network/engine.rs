@@ -60,6 +60,8 @@ pub struct Outcome {
     pub phits_delivered: u64,
     /// Phit-link traversals, node links included.
     pub phit_hops: u64,
+    /// Mean links crossed per packet, node links included (phit_hops / phits).
+    pub mean_hops: f64,
     /// Longest time from a send being issued to its message being consumed, in cycles.
     pub max_message_latency: u64,
     /// Mean of the same, in cycles.
@@ -373,6 +375,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 phit_hops: 0,
                 max_message_latency: 0,
                 mean_message_latency: 0.0,
+                mean_hops: 0.0,
                 events: 0,
                 link_classes: Vec::new(),
                 busiest_links: Vec::new(),
@@ -879,6 +882,9 @@ impl<'a, D: Driver> Engine<'a, D> {
         let o = &mut self.outcome;
         o.completion_cycles = o.completion_cycles.max(self.now);
         o.phits = o.packets * u64::from(self.packet_phits);
+        if o.phits > 0 {
+            o.mean_hops = o.phit_hops as f64 / o.phits as f64;
+        }
         let done = o.messages - self.messages_open;
         if done > 0 {
             o.mean_message_latency = self.latency_sum as f64 / done as f64;
@@ -887,7 +893,8 @@ impl<'a, D: Driver> Engine<'a, D> {
             let (class, name) = self.describe_link(c)?;
             Some((class, name, self.chan_phits[c as usize]))
         });
-        let (classes, busiest) = super::stats::link_loads(links, self.now.max(1));
+        let (classes, busiest) =
+            super::stats::link_loads(links, self.now.max(1), u64::from(self.packet_phits));
         self.outcome.link_classes = classes;
         self.outcome.busiest_links = busiest;
         (self.outcome, self.driver)

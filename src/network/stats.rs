@@ -12,6 +12,8 @@ pub struct ClassLoad {
     pub links: u64,
     /// Phits they carried.
     pub phits: u64,
+    /// Packets they carried (phits / packet size): a message of P packets counts P times per link.
+    pub packets: u64,
     /// Mean fraction of cycles a link of the class was busy (phits / (links x cycles)).
     pub utilisation: f64,
 }
@@ -34,6 +36,7 @@ pub const BUSIEST: usize = 5;
 pub fn link_loads(
     links: impl Iterator<Item = (String, String, u64)>,
     cycles: u64,
+    packet_phits: u64,
 ) -> (Vec<ClassLoad>, Vec<LinkLoad>) {
     let mut classes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     let mut busiest: Vec<(u64, String)> = Vec::with_capacity(BUSIEST + 1);
@@ -54,6 +57,7 @@ pub fn link_loads(
             class,
             links,
             phits,
+            packets: phits / packet_phits.max(1),
             utilisation: phits as f64 / (links as f64 * cycles),
         })
         .collect();
@@ -77,9 +81,12 @@ mod tests {
         let links = [("a", "x", 10), ("a", "y", 30), ("b", "z", 0)]
             .into_iter()
             .map(|(c, n, p)| (c.to_string(), n.to_string(), p));
-        let (classes, busiest) = link_loads(links, 100);
+        let (classes, busiest) = link_loads(links, 100, 10);
         assert_eq!(classes.len(), 2);
-        assert_eq!((classes[0].links, classes[0].phits), (2, 40));
+        assert_eq!(
+            (classes[0].links, classes[0].phits, classes[0].packets),
+            (2, 40, 4)
+        );
         assert_eq!(classes[0].utilisation, 0.2);
         assert_eq!(
             busiest.iter().map(|l| l.link.as_str()).collect::<Vec<_>>(),

@@ -155,6 +155,21 @@ pub fn run_text(r: &RunReport) -> String {
             j.slowdown
         );
     }
+    let _ = writeln!(
+        t,
+        "mean hops            {:.2} links per packet",
+        o.mean_hops
+    );
+    for c in &o.link_classes {
+        let _ = writeln!(
+            t,
+            "  {:<18} {:>6} links, {:>10} packets, {:5.1}% busy",
+            c.class,
+            c.links,
+            c.packets,
+            100.0 * c.utilisation
+        );
+    }
     if let Some(hot) = o.busiest_links.first() {
         let _ = writeln!(
             t,
