@@ -5,11 +5,13 @@
 //! compressed when the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written
 //! trace replays exactly like the generator that produced it.
 
+pub mod collectives;
 pub mod parser;
 
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Params};
 use crate::workload::{Generator, Op, Program};
+use collectives::Algorithms;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -22,6 +24,11 @@ const ZSTD_LEVEL: i32 = 3;
 
 /// Reads the trace at `path`, decompressing it if it starts with the zstd magic bytes.
 pub fn read(path: &Path) -> Result<Program> {
+    read_with(path, &Algorithms::default())
+}
+
+/// Like [`read`], expanding collectives with `algorithms`.
+pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -32,14 +39,14 @@ pub fn read(path: &Path) -> Result<Program> {
     let compressed = input.fill_buf().map_err(io)?.starts_with(&ZSTD_MAGIC);
     if compressed {
         let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(io)?;
-        parser::parse(&name, BufReader::new(decoder)).map_err(|e| match e {
+        parser::parse_with(&name, BufReader::new(decoder), algorithms).map_err(|e| match e {
             Error::Io { path, source } => Error::Invalid(format!(
                 "{path}: the zstd stream is truncated or corrupt ({source}); the trace was not read"
             )),
             other => other,
         })
     } else {
-        parser::parse(&name, input)
+        parser::parse_with(&name, input, algorithms)
     }
 }
 
@@ -72,6 +79,15 @@ fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
                 Op::Recv { from, tag: 0 } => writeln!(out, "{r} recv {from}")?,
                 Op::Recv { from, tag } => writeln!(out, "{r} recv {from} {tag}")?,
                 Op::Compute { cycles } => writeln!(out, "{r} compute {cycles}")?,
+                Op::Isend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } => writeln!(out, "{r} isend {to} {bytes} {tag} {req}")?,
+                Op::Irecv { from, tag, req } => writeln!(out, "{r} irecv {from} {tag} {req}")?,
+                Op::Wait { req } => writeln!(out, "{r} wait {req}")?,
+                Op::WaitAll => writeln!(out, "{r} waitall")?,
             }
         }
     }
@@ -82,22 +98,31 @@ fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
 #[derive(Debug)]
 pub struct TraceWorkload {
     file: String,
+    /// Non-default parameters, as they go in the canonical spec.
+    extra: String,
     program: Program,
 }
 
 impl TraceWorkload {
     /// Reads the trace at `file` now, so errors in it surface before any simulation starts.
     pub fn open(file: &str) -> Result<TraceWorkload> {
+        TraceWorkload::open_with(file, &Algorithms::default(), String::new())
+    }
+
+    /// Like [`TraceWorkload::open`], expanding collectives with `algorithms`; `extra` is the rest of
+    /// the canonical spec (`,allreduce=ring`...).
+    pub fn open_with(file: &str, algorithms: &Algorithms, extra: String) -> Result<TraceWorkload> {
         Ok(TraceWorkload {
             file: file.to_string(),
-            program: read(Path::new(file))?,
+            program: read_with(Path::new(file), algorithms)?,
+            extra,
         })
     }
 }
 
 impl Generator for TraceWorkload {
     fn spec(&self) -> String {
-        format!("trace:file={}", self.file)
+        format!("trace:file={}{}", self.file, self.extra)
     }
 
     fn ranks(&self) -> Option<u32> {
@@ -120,8 +145,10 @@ impl Generator for TraceWorkload {
 /// The registry line of the trace workload (listed in `generators/mod.rs`).
 pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
     name: "trace",
-    keys: &["file"],
-    help: "replay a trace file (traces/FORMAT.md; plain or zstd); ranks come from the file",
+    keys: &["file", "allreduce", "allgather", "barrier"],
+    help: "replay a trace file (traces/FORMAT.md; plain or zstd); ranks come from the file; \
+           allreduce=recursive-doubling|ring, allgather=recursive-doubling|ring, \
+           barrier=dissemination|tree choose the collective algorithms",
     build: build_workload,
 };
 
@@ -132,5 +159,17 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         key: "file".to_string(),
         problem: "is required (the path of a trace file)".to_string(),
     })?;
-    Ok(Box::new(TraceWorkload::open(file)?))
+    let mut algorithms = Algorithms::default();
+    let mut extra = String::new();
+    for key in ["allreduce", "allgather", "barrier"] {
+        if let Some(v) = p.raw(key) {
+            algorithms.set(key, v)?;
+            extra.push_str(&format!(",{key}={v}"));
+        }
+    }
+    Ok(Box::new(TraceWorkload::open_with(
+        file,
+        &algorithms,
+        extra,
+    )?))
 }
