@@ -5,6 +5,7 @@
 //! compressed when the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written
 //! trace replays exactly like the generator that produced it.
 
+pub mod cache;
 pub mod collectives;
 pub mod fsin;
 pub mod parser;
@@ -224,15 +225,25 @@ pub struct TraceWorkload {
 impl TraceWorkload {
     /// Reads the trace at `file` now, so errors in it surface before any simulation starts.
     pub fn open(file: &str) -> Result<TraceWorkload> {
-        TraceWorkload::open_with(file, &ReadOptions::default(), String::new())
+        TraceWorkload::open_with(
+            file,
+            &ReadOptions::default(),
+            &cache::Location::default(),
+            String::new(),
+        )
     }
 
     /// Like [`TraceWorkload::open`] with explicit options; `extra` is the rest of the canonical spec
     /// (`,allreduce=ring`...).
-    pub fn open_with(file: &str, opts: &ReadOptions, extra: String) -> Result<TraceWorkload> {
+    pub fn open_with(
+        file: &str,
+        opts: &ReadOptions,
+        cache: &cache::Location,
+        extra: String,
+    ) -> Result<TraceWorkload> {
         Ok(TraceWorkload {
             file: file.to_string(),
-            program: read_any(Path::new(file), opts)?,
+            program: cache::read(Path::new(file), opts, cache)?,
             extra,
         })
     }
@@ -271,13 +282,15 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
         "barrier",
         "flops_per_cycle",
         "cycles_per_second",
+        "cache",
     ],
     help: "replay a trace file (plain or zstd); ranks come from the file; \
            format=auto|native|simgrid|trc (native: traces/FORMAT.md; simgrid: SMPI time-independent \
            traces or their index; trc: INSEE/FSIN); allreduce=recursive-doubling|ring, \
            allgather=recursive-doubling|ring, barrier=dissemination|tree choose the collective \
            algorithms; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
-           SimGrid compute and sleep",
+           SimGrid compute and sleep; cache=beside|off|DIR keeps the parsed trace in a binary cache \
+           (default beside it as .NAME.nrcache)",
     build: build_workload,
 };
 
@@ -324,5 +337,12 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
             extra.push_str(&format!(",{key}={v}"));
         }
     }
-    Ok(Box::new(TraceWorkload::open_with(file, &opts, extra)?))
+    let location = match p.raw("cache") {
+        None | Some("beside") => cache::Location::Beside,
+        Some("off") => cache::Location::Off,
+        Some(dir) => cache::Location::Dir(dir.into()),
+    };
+    Ok(Box::new(TraceWorkload::open_with(
+        file, &opts, &location, extra,
+    )?))
 }

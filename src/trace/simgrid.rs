@@ -518,6 +518,24 @@ fn resolve(index: &Path, entry: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The files a SimGrid trace at `path` is read from: itself, and if it is an index, every per-rank
+/// file it lists that exists (what a cache of the trace must be keyed on).
+pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
+    let name = path.display().to_string();
+    let mut files = vec![path.to_path_buf()];
+    let mut index = None;
+    lines(&name, super::open(path)?, |_, text| {
+        if index.is_none() {
+            index = Some(!is_action_line(text));
+        }
+        if index == Some(true) {
+            files.extend(resolve(path, text.trim()));
+        }
+        Ok(())
+    })?;
+    Ok(files)
+}
+
 /// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
 pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
     let name = path.display().to_string();

@@ -13,7 +13,7 @@ use crate::spec::{Registry, Spec};
 pub use generators::REGISTRY;
 
 /// One step of a rank's program, in MPI terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     /// Non-blocking send of `bytes` to rank `to` with `tag` (the rank goes on at once; the node injects
     /// its messages in program order).
