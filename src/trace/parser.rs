@@ -362,6 +362,169 @@ fn tag_then_request(
     }
 }
 
+/// Byte cursor of the fast path.
+struct Cursor<'a> {
+    line: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn blanks(&mut self) {
+        while matches!(self.line.get(self.at), Some(b' ' | b'\t')) {
+            self.at += 1;
+        }
+    }
+
+    /// A whole field of 1 to 19 digits that fits in a u64, followed by a blank or the end.
+    fn number(&mut self) -> Option<u64> {
+        self.blanks();
+        let start = self.at;
+        let mut v = 0u64;
+        while let Some(&d) = self.line.get(self.at) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            self.at += 1;
+        }
+        let len = self.at - start;
+        ((1..=19).contains(&len) && self.boundary()).then_some(v)
+    }
+
+    fn boundary(&self) -> bool {
+        matches!(self.line.get(self.at), None | Some(b' ' | b'\t'))
+    }
+
+    fn word(&mut self) -> &'a [u8] {
+        self.blanks();
+        let start = self.at;
+        while matches!(self.line.get(self.at), Some(c) if *c != b' ' && *c != b'\t') {
+            self.at += 1;
+        }
+        &self.line[start..self.at]
+    }
+
+    /// Only blanks are left.
+    fn end(&mut self) -> bool {
+        self.blanks();
+        self.at == self.line.len()
+    }
+
+    /// Numbers left on the line (up to 4), all valid.
+    fn rest(&mut self) -> Option<([u64; 4], usize)> {
+        let mut v = [0; 4];
+        let mut k = 0;
+        loop {
+            if self.end() {
+                return Some((v, k));
+            }
+            if k == 4 {
+                return None;
+            }
+            v[k] = self.number()?;
+            k += 1;
+        }
+    }
+}
+
+/// The fast path for the common event lines (`send`, `recv`, `compute`, `isend`, `irecv`, `wait`,
+/// `waitall` with plain fields and no comment): appends the op and returns true, or returns false
+/// without changing anything, and the general parser then reads the line (and reports any error with
+/// its position). Both paths accept exactly the same lines with the same meaning.
+fn fast_event(line: &[u8], states: &mut [RankState], version: u32) -> bool {
+    if line.len() > MAX_LINE {
+        return false;
+    }
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut c = Cursor { line, at: 0 };
+    let n = states.len() as u64;
+    let Some(r) = c.number().filter(|&r| r < n) else {
+        return false;
+    };
+    let peer = |p: u64| p < n && p != r;
+    let tag_ok = |t: u64| t <= u64::from(u32::MAX);
+    let word = c.word();
+    let op = match word {
+        b"send" | b"recv" | b"compute" => {
+            let Some((v, k)) = c.rest() else {
+                return false;
+            };
+            match (word, k) {
+                (b"send", 2 | 3) if peer(v[0]) && (k == 2 || tag_ok(v[2])) => Op::Send {
+                    to: v[0] as u32,
+                    bytes: v[1],
+                    tag: if k == 3 { v[2] as u32 } else { 0 },
+                },
+                (b"recv", 1 | 2) if peer(v[0]) && (k == 1 || tag_ok(v[1])) => Op::Recv {
+                    from: v[0] as u32,
+                    tag: if k == 2 { v[1] as u32 } else { 0 },
+                },
+                (b"compute", 1) => Op::Compute { cycles: v[0] },
+                _ => return false,
+            }
+        }
+        _ if version < 2 => return false,
+        b"isend" | b"irecv" | b"wait" => {
+            let Some((v, k)) = c.rest() else {
+                return false;
+            };
+            let state = &mut states[r as usize];
+            let (req, op) = match (word, k) {
+                (b"isend", 3 | 4) if peer(v[0]) => {
+                    let (tag, req) = if k == 4 { (v[2], v[3]) } else { (0, v[2]) };
+                    if !tag_ok(tag) {
+                        return false;
+                    }
+                    let op = Op::Isend {
+                        to: v[0] as u32,
+                        bytes: v[1],
+                        tag: tag as u32,
+                        req: req as u32,
+                    };
+                    (req, op)
+                }
+                (b"irecv", 2 | 3) if peer(v[0]) => {
+                    let (tag, req) = if k == 3 { (v[1], v[2]) } else { (0, v[1]) };
+                    if !tag_ok(tag) {
+                        return false;
+                    }
+                    let op = Op::Irecv {
+                        from: v[0] as u32,
+                        tag: tag as u32,
+                        req: req as u32,
+                    };
+                    (req, op)
+                }
+                (b"wait", 1) => (v[0], Op::Wait { req: v[0] as u32 }),
+                _ => return false,
+            };
+            if req > MAX_REQ {
+                return false;
+            }
+            let fresh = if matches!(op, Op::Wait { .. }) {
+                state.outstanding.remove(&(req as u32))
+            } else {
+                state.outstanding.insert(req as u32)
+            };
+            if !fresh {
+                return false;
+            }
+            state.ops.push(op);
+            return true;
+        }
+        b"waitall" if c.end() => {
+            let state = &mut states[r as usize];
+            state.outstanding.clear();
+            state.ops.push(Op::WaitAll);
+            return true;
+        }
+        _ => return false,
+    };
+    states[r as usize].ops.push(op);
+    true
+}
+
 /// Where the reader is in the file.
 enum State {
     /// Before the header line.
@@ -388,8 +551,29 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
     };
     let mut state = State::Header;
     let mut buf = Vec::new();
+    // The fast path reads whole lines from the buffer; a large one keeps per-refill overhead small.
+    let mut input = std::io::BufReader::with_capacity(1 << 20, &mut input);
     let mut line_no = 0;
     loop {
+        // Fast path: whole lines of common events straight from the reader's buffer, no copy.
+        if let State::Events(version, per_rank) = &mut state {
+            let avail = input.fill_buf().map_err(|source| Error::Io {
+                path: path.to_string(),
+                source,
+            })?;
+            let mut used = 0;
+            while let Some(nl) = memchr::memchr(b'\n', &avail[used..]) {
+                if !fast_event(&avail[used..used + nl + 1], per_rank, *version) {
+                    break;
+                }
+                used += nl + 1;
+                line_no += 1;
+            }
+            if used > 0 {
+                input.consume(used);
+                continue;
+            }
+        }
         buf.clear();
         let read = (&mut input)
             .take(MAX_LINE as u64 + 1)
@@ -796,6 +980,63 @@ mod tests {
             parse_str("netreplay-trace 2\nranks 2\n0 isend 1 8 3\n0 wait 3\n0 isend 1 8 3\n")
                 .is_ok()
         );
+    }
+
+    /// Whatever the fast path accepts, the general path accepts with the same result.
+    #[test]
+    fn fast_and_general_paths_agree() {
+        let words = [
+            "0",
+            "1",
+            "2",
+            "3",
+            "7",
+            "4294967295",
+            "4294967296",
+            "18446744073709551615",
+            "send",
+            "recv",
+            "compute",
+            "isend",
+            "irecv",
+            "wait",
+            "waitall",
+            " ",
+            "\t",
+            "#",
+            "x",
+        ];
+        let algorithms = Algorithms::default();
+        let mut rng = crate::rng::Rng::new(11);
+        let mut accepted = 0;
+        for _ in 0..20000 {
+            let mut line = String::new();
+            for _ in 0..1 + rng.below(6) {
+                line.push_str(words[rng.below(words.len() as u32) as usize]);
+                line.push(' ');
+            }
+            let mut base = vec![RankState::default(); 4];
+            base[1].outstanding.insert(7);
+            for version in [1, 2] {
+                let mut fast = base.clone();
+                if !fast_event(line.as_bytes(), &mut fast, version) {
+                    continue;
+                }
+                accepted += 1;
+                let mut slow = base.clone();
+                let cx = Context {
+                    version,
+                    algorithms: &algorithms,
+                };
+                event(&mut Fields::new(&line), &mut slow, &cx)
+                    .unwrap_or_else(|e| panic!("{line:?}: fast accepts, general refuses: {e:?}"));
+                for (f, s) in fast.iter().zip(&slow) {
+                    assert_eq!(f.ops, s.ops, "{line:?}");
+                    assert_eq!(f.outstanding, s.outstanding, "{line:?}");
+                }
+            }
+        }
+        assert!(accepted > 100, "only {accepted} lines took the fast path");
     }
 
     /// Random bytes, random tokens and every truncation of a valid trace: errors, never a panic.
