@@ -684,9 +684,9 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
             line_no + 1,
             (1, "missing `ranks N` line after the header".into()),
         )),
-        State::Events(_, mut per_rank) => Ok(Program::from_fn(per_rank.len() as u32, |r, ops| {
-            ops.append(&mut per_rank[r as usize].ops)
-        })),
+        State::Events(_, per_rank) => Ok(Program::from_rank_vecs(
+            per_rank.into_iter().map(|s| s.ops).collect(),
+        )),
     }
 }
 

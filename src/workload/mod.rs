@@ -90,6 +90,20 @@ impl Program {
         Program { ops, starts }
     }
 
+    /// Builds a program from each rank's ops, freeing each rank's vector as it is moved in (readers of
+    /// large traces use it to keep the peak memory near one copy of the program).
+    pub fn from_rank_vecs(mut per_rank: Vec<Vec<Op>>) -> Program {
+        let total = per_rank.iter().map(Vec::len).sum();
+        let mut ops = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(per_rank.len() + 1);
+        for rank_ops in &mut per_rank {
+            starts.push(ops.len());
+            ops.append(&mut std::mem::take(rank_ops));
+        }
+        starts.push(ops.len());
+        Program { ops, starts }
+    }
+
     /// Number of ranks.
     pub fn ranks(&self) -> u32 {
         (self.starts.len() - 1) as u32
