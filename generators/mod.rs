@@ -239,6 +239,7 @@ mod test_support {
                         clock[ru] = clock[ru].max(depth);
                     }
                     Op::Compute { .. } => {}
+                    other => panic!("generators emit only send, recv and compute, not {other:?}"),
                 }
                 pc[ru] += 1;
             }

@@ -81,7 +81,7 @@ fn every_generator_round_trips_and_replays_with_the_same_completion_time() {
         assert!(
             std::fs::read_to_string(&plain)
                 .unwrap()
-                .starts_with("netreplay-trace 1\nranks 64\n")
+                .starts_with("netreplay-trace 2\nranks 64\n")
         );
 
         // The compressed one through the `generate` command.
@@ -177,7 +177,7 @@ fn malformed_traces_report_file_line_and_column() {
     .unwrap();
     let err = run_error(&format!("trace:file={}", path_str(&path)));
     let want = format!(
-        "{}:6:3: expected `send`, `recv` or `compute`, found `sned`",
+        "{}:6:3: expected an event (`send`, `recv`, `compute`, `isend`",
         path_str(&path)
     );
     assert!(err.contains(&want), "{err}");
@@ -186,9 +186,9 @@ fn malformed_traces_report_file_line_and_column() {
     let err = run_error(&format!("trace:file={}", path_str(&path)));
     assert!(err.contains(":3:8: rank 9 out of range 0..8"), "{err}");
 
-    std::fs::write(&path, "netreplay-trace 2\nranks 8\n").unwrap();
+    std::fs::write(&path, "netreplay-trace 3\nranks 8\n").unwrap();
     let err = run_error(&format!("trace:file={}", path_str(&path)));
-    assert!(err.contains(":1:17: unsupported version 2"), "{err}");
+    assert!(err.contains(":1:17: unsupported version 3"), "{err}");
 
     let err = run_error("trace:file=/nonexistent/trace.trc");
     assert!(err.contains("/nonexistent/trace.trc"), "{err}");
@@ -230,4 +230,71 @@ fn the_sample_trace_is_bt_on_16_ranks() {
     let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/traces/bt-size1000-16.trc");
     let program = trace::read(std::path::Path::new(sample)).unwrap();
     assert_eq!(program, generate("bt:size=1000", 16));
+}
+
+#[test]
+fn a_wait_nobody_completes_reports_the_blocked_rank() {
+    let path = scratch("orphan-wait.trc");
+    std::fs::write(
+        &path,
+        "netreplay-trace 2\nranks 4\n0 isend 1 64 0\n1 irecv 0 0\n1 irecv 2 5 1\n1 waitall\n",
+    )
+    .unwrap();
+    let err = run_error(&format!("trace:file={}", path_str(&path)));
+    assert!(err.contains("rank 1 waits for rank 2 tag 5"), "{err}");
+}
+
+/// Non-blocking receives overlap computation: with the default model a 64-byte message inside one
+/// leaf switch takes 2 + 16 = 18 cycles. Rank 1 posts its irecv, computes 100 cycles, then waits: the
+/// message arrived long before, so the run ends at 100. With a blocking recv before the compute it
+/// would end at 18 + 100 = 118.
+#[test]
+fn irecv_overlaps_computation_exactly() {
+    let overlapped = "netreplay-trace 2\nranks 2\n0 isend 1 64 9 0\n0 wait 0\n\
+                      1 irecv 0 9 3\n1 compute 100\n1 wait 3\n";
+    let serial = "netreplay-trace 2\nranks 2\n0 send 1 64 9\n1 recv 0 9\n1 compute 100\n";
+    let topo = netreplay::topology::build(TOPOLOGY).unwrap();
+    let model = netreplay::network::NetworkModel::default();
+    for (text, cycles) in [(overlapped, 100), (serial, 118)] {
+        let p = trace::parser::parse("t", text.as_bytes()).unwrap();
+        let o = netreplay::network::simulate(topo.as_ref(), &model, &p, &[0, 1], 1).unwrap();
+        assert_eq!(o.completion_cycles, cycles, "{text}");
+        assert_eq!(o.messages, 1);
+    }
+}
+
+/// Every collective, in a 6-rank trace (not a power of two) with every algorithm choice, replays
+/// with the message count its algorithms give.
+#[test]
+fn collectives_in_a_trace_replay_with_their_message_counts() {
+    let n = 6u32;
+    let mut text = String::from("netreplay-trace 2\nranks 6\n");
+    for r in 0..n {
+        for line in [
+            "barrier",
+            "bcast 2 1000",
+            "reduce 5 1000",
+            "allreduce 600",
+            "gather 0 100",
+            "allgather 100",
+            "alltoall 100",
+            "scatter 3 100",
+        ] {
+            text.push_str(&format!("{r} {line}\n"));
+        }
+    }
+    let path = scratch("collectives6.trc");
+    std::fs::write(&path, &text).unwrap();
+    // dissemination 3 rounds x 6 = 18; bcast, reduce, gather, scatter 5 each; recursive doubling
+    // allreduce and allgather 2 + 2x4 + 2 = 12 each; alltoall 30.
+    let default_msgs = 18 + 5 * 4 + 12 * 2 + 30;
+    // tree barrier 10; ring allreduce 2 x 6 x 5 = 60; ring allgather 30.
+    let ring_msgs = 10 + 5 * 4 + 60 + 30 + 30;
+    for (extra, msgs) in [
+        ("", default_msgs),
+        (",allreduce=ring,allgather=ring,barrier=tree", ring_msgs),
+    ] {
+        let spec = format!("trace:file={}{extra}", path_str(&path));
+        assert_eq!(run_json(&spec)["messages"], msgs, "{spec}");
+    }
 }

@@ -5,11 +5,16 @@
 //! compressed when the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written
 //! trace replays exactly like the generator that produced it.
 
+pub mod cache;
+pub mod collectives;
+pub mod fsin;
 pub mod parser;
+pub mod simgrid;
 
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Params};
 use crate::workload::{Generator, Op, Program};
+use collectives::Algorithms;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -22,6 +27,52 @@ const ZSTD_LEVEL: i32 = 3;
 
 /// Reads the trace at `path`, decompressing it if it starts with the zstd magic bytes.
 pub fn read(path: &Path) -> Result<Program> {
+    read_with(path, &Algorithms::default())
+}
+
+/// Opens `path` for reading lines, decompressing it on the fly if it starts with the zstd magic
+/// bytes; a truncated or corrupt zstd stream surfaces as an error naming the file when read.
+pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {
+    let name = path.display().to_string();
+    let io = |source| Error::Io {
+        path: name.clone(),
+        source,
+    };
+    let file = File::open(path).map_err(io)?;
+    let mut input = BufReader::new(file);
+    if input.fill_buf().map_err(io)?.starts_with(&ZSTD_MAGIC) {
+        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(io)?;
+        Ok(Box::new(BufReader::new(ZstdReader {
+            inner: decoder,
+            path: name,
+        })))
+    } else {
+        Ok(Box::new(input))
+    }
+}
+
+/// A zstd decoder whose read errors say the stream is truncated or corrupt.
+struct ZstdReader<R: std::io::Read> {
+    inner: R,
+    path: String,
+}
+
+impl<R: std::io::Read> std::io::Read for ZstdReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!(
+                    "the zstd stream of {} is truncated or corrupt ({e})",
+                    self.path
+                ),
+            )
+        })
+    }
+}
+
+/// Like [`read`], expanding collectives with `algorithms`.
+pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
     let name = path.display().to_string();
     let io = |source| Error::Io {
         path: name.clone(),
@@ -32,14 +83,14 @@ pub fn read(path: &Path) -> Result<Program> {
     let compressed = input.fill_buf().map_err(io)?.starts_with(&ZSTD_MAGIC);
     if compressed {
         let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(io)?;
-        parser::parse(&name, BufReader::new(decoder)).map_err(|e| match e {
+        parser::parse_with(&name, BufReader::new(decoder), algorithms).map_err(|e| match e {
             Error::Io { path, source } => Error::Invalid(format!(
                 "{path}: the zstd stream is truncated or corrupt ({source}); the trace was not read"
             )),
             other => other,
         })
     } else {
-        parser::parse(&name, input)
+        parser::parse_with(&name, input, algorithms)
     }
 }
 
@@ -72,32 +123,135 @@ fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
                 Op::Recv { from, tag: 0 } => writeln!(out, "{r} recv {from}")?,
                 Op::Recv { from, tag } => writeln!(out, "{r} recv {from} {tag}")?,
                 Op::Compute { cycles } => writeln!(out, "{r} compute {cycles}")?,
+                Op::Isend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } => writeln!(out, "{r} isend {to} {bytes} {tag} {req}")?,
+                Op::Irecv { from, tag, req } => writeln!(out, "{r} irecv {from} {tag} {req}")?,
+                Op::Wait { req } => writeln!(out, "{r} wait {req}")?,
+                Op::WaitAll => writeln!(out, "{r} waitall")?,
             }
         }
     }
     Ok(())
 }
 
+/// The trace formats netreplay reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// The native format of `traces/FORMAT.md`.
+    Native,
+    /// SimGrid SMPI time-independent traces (an action file or an index of per-rank files).
+    SimGrid,
+    /// INSEE/FSIN `.trc` traces.
+    Fsin,
+}
+
+impl Format {
+    /// Tells the format from the first content line of the (decompressed) file: the native header,
+    /// a SimGrid action (`RANK ACTION ...`), an FSIN event (`s|r|c` and numbers), or a line naming an
+    /// existing file (a SimGrid index). Anything else is read as native, whose reader then says what
+    /// it expected.
+    pub fn detect(path: &Path) -> Result<Format> {
+        let mut first = None;
+        let name = path.display().to_string();
+        // Stop at the first content line; `lines` has no early exit, so an Invalid marker ends it.
+        let r = simgrid::lines(&name, open(path)?, |_, text| {
+            first = Some(text.trim().to_string());
+            Err(Error::Invalid(String::new()))
+        });
+        match r {
+            Ok(()) | Err(Error::Invalid(_)) => {}
+            Err(Error::File { .. }) => return Ok(Format::Native),
+            Err(e) => return Err(e),
+        }
+        let Some(line) = first else {
+            return Ok(Format::Native);
+        };
+        Ok(if line.starts_with(parser::MAGIC) {
+            Format::Native
+        } else if simgrid::is_action_line(&line) {
+            Format::SimGrid
+        } else if fsin::is_event_line(&line) {
+            Format::Fsin
+        } else if path
+            .parent()
+            .into_iter()
+            .flat_map(Path::ancestors)
+            .any(|d| d.join(&line).is_file())
+        {
+            Format::SimGrid
+        } else {
+            Format::Native
+        })
+    }
+}
+
+/// How a trace file is read: its format (`None`: detect) and the conversions of its importers.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ReadOptions {
+    /// The format, or `None` to detect it.
+    pub format: Option<Format>,
+    /// Collective algorithms.
+    pub algorithms: Algorithms,
+    /// SimGrid flops and seconds to cycles.
+    pub units: simgrid::Units,
+}
+
+/// Reads a trace of any supported format.
+pub fn read_any(path: &Path, opts: &ReadOptions) -> Result<Program> {
+    let format = match opts.format {
+        Some(f) => f,
+        None => Format::detect(path)?,
+    };
+    match format {
+        Format::Native => read_with(path, &opts.algorithms),
+        Format::SimGrid => simgrid::read(path, &opts.algorithms, opts.units),
+        Format::Fsin => fsin::read(path),
+    }
+}
+
 /// The `trace:file=PATH` workload: a program read from a file, replayed on as many ranks as it has.
 #[derive(Debug)]
 pub struct TraceWorkload {
     file: String,
+    /// Non-default parameters, as they go in the canonical spec.
+    extra: String,
     program: Program,
 }
 
 impl TraceWorkload {
     /// Reads the trace at `file` now, so errors in it surface before any simulation starts.
     pub fn open(file: &str) -> Result<TraceWorkload> {
+        TraceWorkload::open_with(
+            file,
+            &ReadOptions::default(),
+            &cache::Location::default(),
+            String::new(),
+        )
+    }
+
+    /// Like [`TraceWorkload::open`] with explicit options; `extra` is the rest of the canonical spec
+    /// (`,allreduce=ring`...).
+    pub fn open_with(
+        file: &str,
+        opts: &ReadOptions,
+        cache: &cache::Location,
+        extra: String,
+    ) -> Result<TraceWorkload> {
         Ok(TraceWorkload {
             file: file.to_string(),
-            program: read(Path::new(file))?,
+            program: cache::read(Path::new(file), opts, cache)?,
+            extra,
         })
     }
 }
 
 impl Generator for TraceWorkload {
     fn spec(&self) -> String {
-        format!("trace:file={}", self.file)
+        format!("trace:file={}{}", self.file, self.extra)
     }
 
     fn ranks(&self) -> Option<u32> {
@@ -120,8 +274,23 @@ impl Generator for TraceWorkload {
 /// The registry line of the trace workload (listed in `generators/mod.rs`).
 pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
     name: "trace",
-    keys: &["file"],
-    help: "replay a trace file (traces/FORMAT.md; plain or zstd); ranks come from the file",
+    keys: &[
+        "file",
+        "format",
+        "allreduce",
+        "allgather",
+        "barrier",
+        "flops_per_cycle",
+        "cycles_per_second",
+        "cache",
+    ],
+    help: "replay a trace file (plain or zstd); ranks come from the file; \
+           format=auto|native|simgrid|trc (native: traces/FORMAT.md; simgrid: SMPI time-independent \
+           traces or their index; trc: INSEE/FSIN); allreduce=recursive-doubling|ring, \
+           allgather=recursive-doubling|ring, barrier=dissemination|tree choose the collective \
+           algorithms; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
+           SimGrid compute and sleep; cache=beside|off|DIR keeps the parsed trace in a binary cache \
+           (default beside it as .NAME.nrcache)",
     build: build_workload,
 };
 
@@ -132,5 +301,48 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         key: "file".to_string(),
         problem: "is required (the path of a trace file)".to_string(),
     })?;
-    Ok(Box::new(TraceWorkload::open(file)?))
+    let mut opts = ReadOptions::default();
+    let mut extra = String::new();
+    opts.format = match p.choice("format", "auto", &["auto", "native", "simgrid", "trc"])? {
+        "native" => Some(Format::Native),
+        "simgrid" => Some(Format::SimGrid),
+        "trc" => Some(Format::Fsin),
+        _ => None,
+    };
+    for key in ["format", "allreduce", "allgather", "barrier"] {
+        if let Some(v) = p.raw(key) {
+            if key != "format" {
+                opts.algorithms.set(key, v)?;
+            }
+            extra.push_str(&format!(",{key}={v}"));
+        }
+    }
+    for key in ["flops_per_cycle", "cycles_per_second"] {
+        if let Some(v) = p.raw(key) {
+            let x = v
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .ok_or_else(|| Error::BadValue {
+                    kind: "workload",
+                    name: p.name().to_string(),
+                    key: key.to_string(),
+                    problem: format!("= `{v}` is not a positive number"),
+                })?;
+            if key == "flops_per_cycle" {
+                opts.units.flops_per_cycle = x;
+            } else {
+                opts.units.cycles_per_second = x;
+            }
+            extra.push_str(&format!(",{key}={v}"));
+        }
+    }
+    let location = match p.raw("cache") {
+        None | Some("beside") => cache::Location::Beside,
+        Some("off") => cache::Location::Off,
+        Some(dir) => cache::Location::Dir(dir.into()),
+    };
+    Ok(Box::new(TraceWorkload::open_with(
+        file, &opts, &location, extra,
+    )?))
 }

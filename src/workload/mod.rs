@@ -13,7 +13,7 @@ use crate::spec::{Registry, Spec};
 pub use generators::REGISTRY;
 
 /// One step of a rank's program, in MPI terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
     /// Non-blocking send of `bytes` to rank `to` with `tag` (the rank goes on at once; the node injects
     /// its messages in program order).
@@ -37,6 +37,36 @@ pub enum Op {
         /// Duration in cycles.
         cycles: u64,
     },
+    /// Non-blocking send (MPI_Isend) with request handle `req`. Replayed as [`Op::Send`] under an
+    /// eager protocol: the message is handed to the node at once and the request is complete, so a
+    /// `Wait` on it never blocks.
+    Isend {
+        /// Destination rank.
+        to: u32,
+        /// Message size in bytes.
+        bytes: u64,
+        /// MPI-style tag.
+        tag: u32,
+        /// Request handle, rank-local.
+        req: u32,
+    },
+    /// Non-blocking receive (MPI_Irecv): posts a receive for a message from `from` with `tag`; posted
+    /// receives match consumed messages in posting order (MPI non-overtaking).
+    Irecv {
+        /// Source rank.
+        from: u32,
+        /// Tag to match.
+        tag: u32,
+        /// Request handle, rank-local.
+        req: u32,
+    },
+    /// MPI_Wait: blocks until request `req` is complete (an irecv's message consumed).
+    Wait {
+        /// Request handle.
+        req: u32,
+    },
+    /// MPI_Waitall over every request the rank has outstanding.
+    WaitAll,
 }
 
 /// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`.
@@ -60,6 +90,20 @@ impl Program {
         Program { ops, starts }
     }
 
+    /// Builds a program from each rank's ops, freeing each rank's vector as it is moved in (readers of
+    /// large traces use it to keep the peak memory near one copy of the program).
+    pub fn from_rank_vecs(mut per_rank: Vec<Vec<Op>>) -> Program {
+        let total = per_rank.iter().map(Vec::len).sum();
+        let mut ops = Vec::with_capacity(total);
+        let mut starts = Vec::with_capacity(per_rank.len() + 1);
+        for rank_ops in &mut per_rank {
+            starts.push(ops.len());
+            ops.append(&mut std::mem::take(rank_ops));
+        }
+        starts.push(ops.len());
+        Program { ops, starts }
+    }
+
     /// Number of ranks.
     pub fn ranks(&self) -> u32 {
         (self.starts.len() - 1) as u32
@@ -70,11 +114,23 @@ impl Program {
         &self.ops[self.starts[rank as usize]..self.starts[rank as usize + 1]]
     }
 
+    /// Every receive of the program, blocking or not, as (source, destination, tag).
+    pub fn recvs(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+        (0..self.ranks()).flat_map(move |r| {
+            self.rank_ops(r).iter().filter_map(move |op| match *op {
+                Op::Recv { from, tag } | Op::Irecv { from, tag, .. } => Some((from, r, tag)),
+                _ => None,
+            })
+        })
+    }
+
     /// Every send of the program (for counting messages and checking matches).
     pub fn sends(&self) -> impl Iterator<Item = (u32, u32, u64, u32)> + '_ {
         (0..self.ranks()).flat_map(move |r| {
             self.rank_ops(r).iter().filter_map(move |op| match *op {
-                Op::Send { to, bytes, tag } => Some((r, to, bytes, tag)),
+                Op::Send { to, bytes, tag } | Op::Isend { to, bytes, tag, .. } => {
+                    Some((r, to, bytes, tag))
+                }
                 _ => None,
             })
         })
@@ -86,9 +142,9 @@ impl Program {
         for r in 0..n {
             for op in self.rank_ops(r) {
                 let peer = match *op {
-                    Op::Send { to, .. } => to,
-                    Op::Recv { from, .. } => from,
-                    Op::Compute { .. } => continue,
+                    Op::Send { to, .. } | Op::Isend { to, .. } => to,
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
+                    Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
                 };
                 if peer >= n || peer == r {
                     return Err(Error::Invalid(format!(

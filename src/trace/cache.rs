@@ -1,0 +1,302 @@
+//! The binary cache of parsed traces (bincode 2 over serde): a re-run of the same trace skips parsing.
+//!
+//! A cache file holds a header (magic, cache layout version, the trace format version, a key and a
+//! checksum of the payload) and the program as bincode. The key hashes the bytes of every source file
+//! (the trace, or a SimGrid index and its per-rank files, as stored on disk, compressed or not) and the
+//! read options (format, collective algorithms, unit conversions), so a changed source, option or
+//! format version is a different key and never served stale. The checksum covers the payload, and the
+//! decoded program is checked for consistency, so a corrupt cache is ignored (and rebuilt), never
+//! trusted. Hashes are a 64-bit FNV-1a variant over 8-byte words (fast enough to be a small fraction of
+//! parsing; change detection, not security).
+//!
+//! Where: by default beside the trace as `.NAME.nrcache`; `cache=DIR` puts it in DIR (named after the
+//! trace and a hash of its absolute path); `cache=off` disables it. Failing to write a cache (a
+//! read-only folder) is not an error: the trace was read, only the next run is slower.
+
+use super::{Format, ReadOptions};
+use crate::error::Result;
+use crate::workload::{Op, Program};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// First bytes of every cache file.
+const MAGIC: &[u8; 8] = b"NRCACHE\0";
+
+/// Layout version of cache files; bump when the header or the encoded types change.
+const LAYOUT: u32 = 1;
+
+/// Where the cache of a trace lives.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Location {
+    /// `.NAME.nrcache` beside the trace (the default).
+    #[default]
+    Beside,
+    /// In this folder.
+    Dir(PathBuf),
+    /// No cache.
+    Off,
+}
+
+/// 64-bit FNV-1a over 8-byte little-endian words (the tail padded with zeros, then the length mixed in).
+#[derive(Debug, Clone, Copy)]
+pub struct Hasher(u64);
+
+impl Default for Hasher {
+    fn default() -> Self {
+        Hasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+    /// Mixes in one word.
+    fn word(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(Self::PRIME);
+        self.0 ^= self.0 >> 29;
+    }
+
+    /// Mixes in `bytes` (a whole unit: its length is mixed in too).
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.word(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        let mut tail = [0u8; 8];
+        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.word(u64::from_le_bytes(tail));
+        self.word(bytes.len() as u64);
+    }
+
+    /// The hash so far.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Hashes a file's bytes, streamed in 1 MiB blocks.
+fn hash_file(h: &mut Hasher, path: &Path) -> std::io::Result<()> {
+    let mut f = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let mut filled = 0;
+        while filled < buf.len() {
+            match f.read(&mut buf[filled..])? {
+                0 => break,
+                n => filled += n,
+            }
+        }
+        h.bytes(&buf[..filled]);
+        if filled < buf.len() {
+            return Ok(());
+        }
+    }
+}
+
+/// The cache key of reading `path` with `opts` in `format`: the sources' bytes, the options and the
+/// format versions.
+pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
+    let sources = match format {
+        Format::SimGrid => super::simgrid::sources(path)?,
+        _ => vec![path.to_path_buf()],
+    };
+    let mut h = Hasher::default();
+    for s in &sources {
+        hash_file(&mut h, s).map_err(|source| crate::error::Error::Io {
+            path: s.display().to_string(),
+            source,
+        })?;
+    }
+    let described = format!(
+        "{format:?} {:?} {:?} {:?} {} {}",
+        opts.algorithms,
+        opts.units.flops_per_cycle.to_bits(),
+        opts.units.cycles_per_second.to_bits(),
+        super::parser::VERSION,
+        LAYOUT
+    );
+    h.bytes(described.as_bytes());
+    Ok(h.finish())
+}
+
+/// The cache file of the trace at `path`, if caching is on.
+pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
+    let name = trace.file_name()?.to_string_lossy().into_owned();
+    match location {
+        Location::Off => None,
+        Location::Beside => Some(trace.with_file_name(format!(".{name}.nrcache"))),
+        Location::Dir(dir) => {
+            let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_path_buf());
+            let mut h = Hasher::default();
+            h.bytes(abs.to_string_lossy().as_bytes());
+            Some(dir.join(format!("{name}-{:016x}.nrcache", h.finish())))
+        }
+    }
+}
+
+/// What is encoded: every rank's ops back to back and each rank's op count.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Stored {
+    ops: Vec<Op>,
+    lens: Vec<u64>,
+}
+
+/// The header: magic, layout, trace format version, key, payload checksum, payload length.
+const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8;
+
+/// Encodes `program` under `key`.
+pub fn encode(program: &Program, key: u64) -> Vec<u8> {
+    let n = program.ranks();
+    let stored = Stored {
+        ops: (0..n)
+            .flat_map(|r| program.rank_ops(r).iter().copied())
+            .collect(),
+        lens: (0..n).map(|r| program.rank_ops(r).len() as u64).collect(),
+    };
+    let payload = bincode::serde::encode_to_vec(&stored, bincode::config::standard())
+        .expect("encoding plain data into memory cannot fail");
+    let mut h = Hasher::default();
+    h.bytes(&payload);
+    let mut out = Vec::with_capacity(HEADER + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&LAYOUT.to_le_bytes());
+    out.extend_from_slice(&super::parser::VERSION.to_le_bytes());
+    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&h.finish().to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Decodes a cache file's bytes if they are intact and stored under `key`; `None` otherwise.
+pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
+    let header = bytes.get(..HEADER)?;
+    let u32_at = |i: usize| u32::from_le_bytes(header[i..i + 4].try_into().expect("4 bytes"));
+    let u64_at = |i: usize| u64::from_le_bytes(header[i..i + 8].try_into().expect("8 bytes"));
+    if &header[..8] != MAGIC
+        || u32_at(8) != LAYOUT
+        || u32_at(12) != super::parser::VERSION
+        || u64_at(16) != key
+    {
+        return None;
+    }
+    let payload = &bytes[HEADER..];
+    if u64_at(32) != payload.len() as u64 {
+        return None;
+    }
+    let mut h = Hasher::default();
+    h.bytes(payload);
+    if h.finish() != u64_at(24) {
+        return None;
+    }
+    let (stored, used): (Stored, usize) =
+        bincode::serde::decode_from_slice(payload, bincode::config::standard()).ok()?;
+    let ranks = stored.lens.len();
+    let total = stored
+        .lens
+        .iter()
+        .try_fold(0u64, |a, &l| a.checked_add(l))?;
+    if used != payload.len()
+        || total != stored.ops.len() as u64
+        || !(2..=crate::topology::MAX_NODES as usize).contains(&ranks)
+    {
+        return None;
+    }
+    let mut at = 0usize;
+    let program = Program::from_fn(ranks as u32, |r, ops| {
+        let len = stored.lens[r as usize] as usize;
+        ops.extend_from_slice(&stored.ops[at..at + len]);
+        at += len;
+    });
+    program.validate().ok()?;
+    Some(program)
+}
+
+/// Reads the trace at `path` through the cache at `location`: a valid cache under the current key is
+/// decoded; otherwise the trace is read and the cache (re)written, atomically, ignoring write failures.
+pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Program> {
+    let Some(cache) = path_for(path, location) else {
+        return super::read_any(path, opts);
+    };
+    let format = match opts.format {
+        Some(f) => f,
+        None => Format::detect(path)?,
+    };
+    let key = key(path, format, opts)?;
+    if let Ok(bytes) = std::fs::read(&cache)
+        && let Some(program) = decode(&bytes, key)
+    {
+        return Ok(program);
+    }
+    let fixed = ReadOptions {
+        format: Some(format),
+        ..*opts
+    };
+    let program = super::read_any(path, &fixed)?;
+    let bytes = encode(&program, key);
+    if let Some(dir) = cache.parent()
+        && (dir.as_os_str().is_empty() || std::fs::create_dir_all(dir).is_ok())
+    {
+        let _ = crate::report::write_atomic_with(&cache, |f| f.write_all(&bytes));
+    }
+    Ok(program)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Program {
+        Program::from_fn(3, |r, ops| {
+            ops.push(Op::Isend {
+                to: (r + 1) % 3,
+                bytes: 1 << 40,
+                tag: 7,
+                req: 2,
+            });
+            ops.push(Op::Irecv {
+                from: (r + 2) % 3,
+                tag: 7,
+                req: 3,
+            });
+            ops.push(Op::WaitAll);
+            ops.push(Op::Compute {
+                cycles: u64::from(r),
+            });
+        })
+    }
+
+    #[test]
+    fn round_trip_and_every_corruption_is_refused() {
+        let p = sample();
+        let bytes = encode(&p, 42);
+        assert_eq!(decode(&bytes, 42), Some(p));
+        assert_eq!(decode(&bytes, 43), None, "another key");
+        for i in 0..bytes.len() {
+            for bit in [0x01u8, 0x80] {
+                let mut b = bytes.clone();
+                b[i] ^= bit;
+                assert_eq!(decode(&b, 42), None, "flipped bit {bit:#x} of byte {i}");
+            }
+        }
+        for cut in 0..bytes.len() {
+            assert_eq!(decode(&bytes[..cut], 42), None, "cut at {cut}");
+        }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(decode(&longer, 42), None);
+    }
+
+    #[test]
+    fn hasher_sees_every_byte_and_the_length() {
+        let h = |b: &[u8]| {
+            let mut x = Hasher::default();
+            x.bytes(b);
+            x.finish()
+        };
+        assert_ne!(h(b"abc"), h(b"abd"));
+        assert_ne!(h(b"abc"), h(b"abc\0"));
+        assert_ne!(h(b""), h(b"\0"));
+        assert_ne!(h(b"0123456789"), h(b"0123456788"));
+    }
+}

@@ -1,0 +1,158 @@
+//! Import of INSEE/FSIN `.trc` traces (the trace format of the simulator the seed-004 authors used).
+//!
+//! One global file; each line is an event of one node, and each node runs its own events in file
+//! order: `s SRC DST TAG BYTES` queues a non-blocking send at SRC, `r SRC DST TAG BYTES` is a blocking
+//! receive at DST of a message from SRC with TAG (INSEE also compares the length; netreplay matches
+//! source and tag, as MPI does), `c NODE AMOUNT` is computation at NODE, taken as AMOUNT network cycles
+//! (INSEE's unit is a simulator setting; cycles is our documented choice). `#` starts a comment line;
+//! blank lines are skipped; the last line may lack its newline. The rank count is the largest node id
+//! plus one (a first pass finds it, so the file is streamed twice and never held as text).
+
+use super::simgrid::{Line, lines};
+use crate::error::{Error, Result};
+use crate::workload::{Op, Program};
+use std::path::Path;
+
+/// Whether `line` (the first content line of a file) looks like an FSIN event.
+pub fn is_event_line(line: &str) -> bool {
+    let t: Vec<&str> = line.split_ascii_whitespace().collect();
+    let numeric = |s: &[&str]| s.iter().all(|x| x.parse::<u64>().is_ok());
+    match t.first() {
+        Some(&"s") | Some(&"r") => t.len() == 5 && numeric(&t[1..]),
+        Some(&"c") => t.len() == 3 && numeric(&t[1..]),
+        _ => false,
+    }
+}
+
+type LineError = (usize, String);
+
+/// A whole number field no larger than `max`.
+fn field(line: &Line, i: usize, what: &str, max: u64) -> Result<u64, LineError> {
+    let (col, t) = line.get(i, what)?;
+    match t.parse::<u64>() {
+        Ok(v) if v <= max => Ok(v),
+        Ok(_) => Err((col, format!("{what} `{t}` is too large (at most {max})"))),
+        Err(_) => Err((
+            col,
+            format!("expected {what} (a whole number), found `{t}`"),
+        )),
+    }
+}
+
+/// One event: (node, op).
+fn event(line: &Line, ranks: u64) -> Result<(u32, Op), LineError> {
+    let (col, kind) = line.get(0, "an event (`s`, `r` or `c`)")?;
+    let node = |i, what| -> Result<u32, LineError> {
+        let v = field(line, i, what, u64::from(u32::MAX))?;
+        if v >= ranks {
+            return Err((
+                line.tokens[i].0,
+                format!("node {v} out of range 0..{ranks}"),
+            ));
+        }
+        Ok(v as u32)
+    };
+    let (at, op) = match kind {
+        "s" | "r" => {
+            let src = node(1, "a source node")?;
+            let dst = node(2, "a destination node")?;
+            let tag = field(line, 3, "a tag", u64::from(u32::MAX))? as u32;
+            let bytes = field(line, 4, "a length in bytes", u64::MAX)?;
+            if src == dst {
+                return Err((
+                    line.tokens[2].0,
+                    format!("node {src} sends to itself (self-messages are not modelled)"),
+                ));
+            }
+            if kind == "s" {
+                (
+                    src,
+                    Op::Send {
+                        to: dst,
+                        bytes,
+                        tag,
+                    },
+                )
+            } else {
+                (dst, Op::Recv { from: src, tag })
+            }
+        }
+        "c" => (
+            node(1, "a node")?,
+            Op::Compute {
+                cycles: field(line, 2, "an amount", u64::MAX)?,
+            },
+        ),
+        other => {
+            return Err((
+                col,
+                format!("expected an event (`s`, `r` or `c`), found `{other}`"),
+            ));
+        }
+    };
+    let want = if kind == "c" { 3 } else { 5 };
+    if let Some(&(c, t)) = line.tokens.get(want) {
+        return Err((c, format!("expected end of line, found `{t}`")));
+    }
+    Ok((at, op))
+}
+
+/// Reads the `.trc` file at `path` (plain or zstd).
+pub fn read(path: &Path) -> Result<Program> {
+    let name = path.display().to_string();
+    let at = |line, (column, message)| Error::File {
+        path: name.clone(),
+        line,
+        column,
+        message,
+    };
+    let max_nodes = crate::topology::MAX_NODES;
+    let mut ranks = 0u64;
+    lines(&name, super::open(path)?, |no, text| {
+        let line = Line::new(text);
+        // The first pass checks syntax against the largest possible count and finds the real one.
+        let (node, op) = event(&line, max_nodes).map_err(|e| at(no, e))?;
+        let peer = match op {
+            Op::Send { to, .. } => to,
+            Op::Recv { from, .. } => from,
+            _ => node,
+        };
+        ranks = ranks.max(u64::from(node.max(peer)) + 1);
+        Ok(())
+    })?;
+    if ranks < 2 {
+        return Err(Error::Invalid(format!(
+            "{name}: the trace names fewer than 2 nodes; a replay needs at least 2"
+        )));
+    }
+    let mut per_rank: Vec<Vec<Op>> = vec![Vec::new(); ranks as usize];
+    lines(&name, super::open(path)?, |no, text| {
+        let (node, op) = event(&Line::new(text), ranks).map_err(|e| at(no, e))?;
+        per_rank[node as usize].push(op);
+        Ok(())
+    })?;
+    Ok(Program::from_fn(ranks as u32, |r, ops| {
+        ops.append(&mut per_rank[r as usize])
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_and_detection() {
+        assert!(is_event_line("s 0 1 14 1"));
+        assert!(is_event_line("c 3 100"));
+        assert!(!is_event_line("s 0 1 14"));
+        assert!(!is_event_line("0 send 1 0 1e6"));
+        let (n, op) = event(&Line::new("r 2 5 7 64"), 8).unwrap();
+        assert_eq!((n, op), (5, Op::Recv { from: 2, tag: 7 }));
+        let e = event(&Line::new("s 2 9 7 64"), 8).unwrap_err();
+        assert_eq!(e, (5, "node 9 out of range 0..8".to_string()));
+        let e = event(&Line::new("x 2 9 7 64"), 8).unwrap_err();
+        assert_eq!(e.0, 1);
+        let e = event(&Line::new("c 1 5 6"), 8).unwrap_err();
+        assert_eq!(e, (7, "expected end of line, found `6`".to_string()));
+    }
+}

@@ -1,0 +1,703 @@
+//! Import of SimGrid SMPI time-independent traces (the input of `smpi_replay`; semantics read from
+//! SimGrid's `src/smpi/internals/smpi_replay.cpp` and `src/xbt/xbt_replay.cpp`).
+//!
+//! A trace is either one file holding every rank's actions (lines `RANK ACTION ARGS...`, ranks
+//! interleaved) or an index file listing one action file per rank, in rank order (then, as in SimGrid,
+//! the leading rank token of each line is not checked: the file's position is the rank). Index paths are
+//! resolved against the index's folder, then each of its ancestors (SimGrid resolves them against the
+//! working directory, which for its examples is an ancestor). Blank lines and `#` lines are skipped,
+//! tokens are separated by blanks, numbers may be written as doubles (`1e6`), trailing tokens an action
+//! does not use are ignored, the last line may lack its newline.
+//!
+//! Sizes are element counts of a datatype: MPI_BYTE unless the rank's `init` has an argument (then
+//! MPI_DOUBLE, SimGrid's "MPE" default); an optional trailing datatype id (SimGrid's predefined ids,
+//! 0 = MPI_DOUBLE, 1 = MPI_INT, 2 = MPI_CHAR, 6 = MPI_BYTE, ... up to 37) overrides it. `compute F` and
+//! the computation part of `reduce`, `allreduce` and `reducescatter` become `F / flops_per_cycle`
+//! cycles; `sleep S` becomes `S * cycles_per_second` cycles.
+//!
+//! `isend`/`irecv` post requests keyed by (source, destination, tag); `wait SRC DST TAG` completes the
+//! oldest outstanding request with that key (a wait with none is a no-op, as in SimGrid, where a
+//! successful `test` may have consumed it); `test` is a no-op (the request stays for a later wait, which
+//! then finds it complete if its message has arrived); `waitall` waits for every outstanding request.
+//! Collectives expand by the algorithms of [`super::collectives`] (not SimGrid's own selector).
+//! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
+//! Every other action, including SimGrid's `scan` and `exscan`, is refused with its name and position.
+
+use super::collectives::{self, Algorithms, Collective, linear};
+use crate::error::{Error, Result};
+use crate::workload::{Op, Program};
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+
+/// Conversion of SimGrid's work units to network cycles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Units {
+    /// Flops a rank computes per network cycle (`flops_per_cycle`, default 1: a 1 Gflop/s core against
+    /// a 1 GHz network clock).
+    pub flops_per_cycle: f64,
+    /// Network cycles per second of `sleep` (`cycles_per_second`, default 1e9).
+    pub cycles_per_second: f64,
+}
+
+impl Default for Units {
+    fn default() -> Self {
+        Units {
+            flops_per_cycle: 1.0,
+            cycles_per_second: 1e9,
+        }
+    }
+}
+
+/// The actions SimGrid's replay accepts that netreplay refuses, with the reason.
+const REFUSED: &[(&str, &str)] = &[
+    ("scan", "no scan algorithm is modelled"),
+    ("exscan", "no scan algorithm is modelled"),
+];
+
+/// Size in bytes of SimGrid's predefined datatype `id` (`smpi_datatype.cpp`), if replayable.
+fn datatype_size(id: i64) -> Option<u64> {
+    Some(match id {
+        2 | 6 | 8 | 9 | 16 | 17 | 21 => 1,
+        3 | 10 | 18 | 22 => 2,
+        1 | 5 | 11 | 15 | 19 | 23 => 4,
+        0 | 4 | 7 | 12 | 13 | 20 | 24 | 25 | 28 | 29 | 30 | 33 | 34 | 35 => 8,
+        14 | 26 | 31 | 32 | 36 | 37 => 16,
+        27 => 32,
+        _ => return None,
+    })
+}
+
+/// One line's tokens with their 1-based columns.
+pub(crate) struct Line<'a> {
+    pub(crate) tokens: Vec<(usize, &'a str)>,
+    end: usize,
+}
+
+impl<'a> Line<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let mut tokens = Vec::new();
+        let mut start = None;
+        for (i, c) in text
+            .char_indices()
+            .chain(std::iter::once((text.len(), ' ')))
+        {
+            match (c == ' ' || c == '\t', start) {
+                (true, Some(s)) => {
+                    tokens.push((text[..s].chars().count() + 1, &text[s..i]));
+                    start = None;
+                }
+                (false, None) => start = Some(i),
+                _ => {}
+            }
+        }
+        Line {
+            tokens,
+            end: text.chars().count() + 1,
+        }
+    }
+
+    pub(crate) fn get(&self, i: usize, what: &str) -> Result<(usize, &'a str), (usize, String)> {
+        self.tokens
+            .get(i)
+            .copied()
+            .ok_or_else(|| (self.end, format!("expected {what}, found end of line")))
+    }
+
+    pub(crate) fn has(&self, i: usize) -> bool {
+        i < self.tokens.len()
+    }
+
+    /// A number, possibly written as a double.
+    pub(crate) fn number(&self, i: usize, what: &str) -> Result<f64, (usize, String)> {
+        let (col, t) = self.get(i, what)?;
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(v),
+            _ => Err((col, format!("expected {what} (a number), found `{t}`"))),
+        }
+    }
+
+    /// A whole number in `min..=max` (doubles with no fraction accepted).
+    pub(crate) fn integer(
+        &self,
+        i: usize,
+        what: &str,
+        min: i64,
+        max: i64,
+    ) -> Result<i64, (usize, String)> {
+        let v = self.number(i, what)?;
+        let col = self.tokens[i].0;
+        if v.fract() != 0.0 || v < min as f64 || v > max as f64 {
+            return Err((col, format!("{what} {v} out of range {min}..={max}")));
+        }
+        Ok(v as i64)
+    }
+
+    /// An element count, rounded to a whole number (negative counts are a receiver's "unknown").
+    fn count(&self, i: usize, what: &str) -> Result<u64, (usize, String)> {
+        let v = self.number(i, what)?;
+        Ok(if v <= 0.0 {
+            0
+        } else {
+            v.round().min(1e18) as u64
+        })
+    }
+}
+
+/// Per-rank replay state.
+#[derive(Default)]
+struct Rank {
+    ops: Vec<Op>,
+    /// Bytes of the default datatype (1 for MPI_BYTE, 8 after `init` with an argument).
+    default_dt: u64,
+    next_req: u32,
+    /// Outstanding requests: (source, destination, tag) and handle, oldest first.
+    reqs: Vec<((u32, u32, u32), u32)>,
+    collectives: u64,
+}
+
+/// What the reader knows while reading.
+struct Reader<'a> {
+    ranks: Vec<Rank>,
+    algorithms: &'a Algorithms,
+    units: Units,
+}
+
+type LineError = (usize, String);
+
+/// A vector collective's expansion for one rank, given its tag.
+type Expansion = Box<dyn FnOnce(u32, &mut Vec<Op>)>;
+
+impl Reader<'_> {
+    fn n(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+
+    fn rank_arg(&self, line: &Line, i: usize, what: &str) -> Result<u32, LineError> {
+        let n = i64::from(self.n());
+        let (col, t) = line.get(i, what)?;
+        let v = line.integer(i, what, i64::MIN / 2, i64::MAX / 2)?;
+        if !(0..n).contains(&v) {
+            let hint = if v < 0 {
+                " (MPI_ANY_SOURCE is not replayed)"
+            } else {
+                ""
+            };
+            return Err((col, format!("{what} `{t}` out of range 0..{n}{hint}")));
+        }
+        Ok(v as u32)
+    }
+
+    fn datatype(&self, line: &Line, i: usize, me: u32) -> Result<u64, LineError> {
+        if !line.has(i) {
+            return Ok(self.ranks[me as usize].default_dt);
+        }
+        let (col, t) = line.get(i, "a datatype id")?;
+        let id = line.integer(i, "a datatype id", -1, 1 << 20)?;
+        datatype_size(id).ok_or_else(|| {
+            (
+                col,
+                format!("datatype id `{t}` is not one of SimGrid's predefined types 0..=37"),
+            )
+        })
+    }
+
+    fn cycles(&self, flops: f64) -> u64 {
+        (flops.max(0.0) / self.units.flops_per_cycle)
+            .round()
+            .min(1e18) as u64
+    }
+
+    fn counts(&self, line: &Line, from: usize, dt: u64, what: &str) -> Result<Vec<u64>, LineError> {
+        (from..from + self.n() as usize)
+            .map(|i| line.count(i, what).map(|c| c.saturating_mul(dt)))
+            .collect()
+    }
+
+    /// Replays one action line of rank `me` (the line's rank token already taken).
+    fn action(&mut self, line: &Line, me: u32) -> Result<(), LineError> {
+        let (col, name) = line.get(1, "an action")?;
+        let n = self.n();
+        let mut coll: Option<Collective> = None;
+        let mut extra: Option<Expansion> = None;
+        let mut compute_after = 0.0;
+        match name {
+            "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
+            "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {}
+            "send" | "isend" | "recv" | "irecv" => {
+                let partner = self.rank_arg(line, 2, "a partner rank")?;
+                if partner == me {
+                    return Err((
+                        line.tokens[2].0,
+                        format!("rank {me} cannot {name} itself (self-messages are not modelled)"),
+                    ));
+                }
+                let (tcol, t) = line.get(3, "a tag")?;
+                let tag = line.integer(3, "a tag", i64::MIN / 2, i64::MAX / 2)?;
+                if !(0..i64::from(collectives::COLLECTIVE_TAG_BASE)).contains(&tag) {
+                    return Err((
+                        tcol,
+                        format!("tag `{t}` out of range 0..2^31 (MPI_ANY_TAG is not replayed)"),
+                    ));
+                }
+                let tag = tag as u32;
+                let count = line.count(4, "a size")?;
+                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
+                let rank = &mut self.ranks[me as usize];
+                match name {
+                    "send" => rank.ops.push(Op::Send {
+                        to: partner,
+                        bytes,
+                        tag,
+                    }),
+                    "recv" => rank.ops.push(Op::Recv { from: partner, tag }),
+                    _ => {
+                        let req = rank.next_req;
+                        rank.next_req = rank.next_req.wrapping_add(1) % (u32::MAX - 1);
+                        if name == "isend" {
+                            rank.reqs.push(((me, partner, tag), req));
+                            rank.ops.push(Op::Isend {
+                                to: partner,
+                                bytes,
+                                tag,
+                                req,
+                            });
+                        } else {
+                            rank.reqs.push(((partner, me, tag), req));
+                            rank.ops.push(Op::Irecv {
+                                from: partner,
+                                tag,
+                                req,
+                            });
+                        }
+                    }
+                }
+            }
+            "test" | "wait" => {
+                let src = self.rank_arg(line, 2, "a source rank")?;
+                let dst = self.rank_arg(line, 3, "a destination rank")?;
+                let tag = line.integer(4, "a tag", i64::MIN / 2, i64::MAX / 2)?;
+                if name == "wait" {
+                    let rank = &mut self.ranks[me as usize];
+                    let key = (src, dst, tag.clamp(0, i64::from(u32::MAX)) as u32);
+                    if let Some(i) = rank.reqs.iter().position(|(k, _)| *k == key) {
+                        let (_, req) = rank.reqs.remove(i);
+                        rank.ops.push(Op::Wait { req });
+                    }
+                }
+            }
+            "waitall" => {
+                let rank = &mut self.ranks[me as usize];
+                if !rank.reqs.is_empty() {
+                    rank.reqs.clear();
+                    rank.ops.push(Op::WaitAll);
+                }
+            }
+            "barrier" => coll = Some(Collective::Barrier),
+            "bcast" => {
+                let count = line.count(2, "a size")?;
+                let root = if line.has(3) {
+                    self.rank_arg(line, 3, "a root rank")?
+                } else {
+                    0
+                };
+                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
+                coll = Some(Collective::Bcast { root, bytes });
+            }
+            "reduce" => {
+                let count = line.count(2, "a size")?;
+                compute_after = line.number(3, "a number of flops")?;
+                let root = if line.has(4) {
+                    self.rank_arg(line, 4, "a root rank")?
+                } else {
+                    0
+                };
+                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
+                coll = Some(Collective::Reduce { root, bytes });
+            }
+            "allreduce" => {
+                let count = line.count(2, "a size")?;
+                compute_after = line.number(3, "a number of flops")?;
+                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
+                coll = Some(Collective::Allreduce { bytes });
+            }
+            "alltoall" | "allgather" => {
+                let count = line.count(2, "a send size")?;
+                line.count(3, "a receive size")?;
+                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
+                coll = Some(if name == "alltoall" {
+                    Collective::Alltoall { bytes }
+                } else {
+                    Collective::Allgather { bytes }
+                });
+            }
+            "gather" | "scatter" => {
+                let count = line.count(2, "a send size")?;
+                line.count(3, "a receive size")?;
+                let root = if line.has(4) {
+                    self.rank_arg(line, 4, "a root rank")?
+                } else {
+                    0
+                };
+                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
+                coll = Some(if name == "gather" {
+                    Collective::Gather { root, bytes }
+                } else {
+                    Collective::Scatter { root, bytes }
+                });
+            }
+            "gatherv" => {
+                let count = line.count(2, "a send size")?;
+                let nn = n as usize;
+                let root = if line.has(3 + nn) {
+                    self.rank_arg(line, 3 + nn, "a root rank")?
+                } else {
+                    0
+                };
+                let dt1 = self.datatype(line, 4 + nn, me)?;
+                let dt2 = self.datatype(line, 5 + nn, me)?;
+                let mut counts = self.counts(line, 3, dt2, "a receive count")?;
+                counts[me as usize] = count.saturating_mul(dt1);
+                extra = Some(Box::new(move |tag, out| {
+                    linear::gatherv(n, me, root, &counts, tag, out)
+                }));
+            }
+            "allgatherv" => {
+                let nn = n as usize;
+                line.count(2, "a send size")?;
+                // SimGrid's GatherVArgParser: after the counts, more than n tokens are a datatype
+                // and displacements, 3..=n tokens are displacements only, 1 or 2 start with a datatype.
+                let after = line.tokens.len().saturating_sub(3 + nn);
+                let dt = match after {
+                    0 => self.ranks[me as usize].default_dt,
+                    a if a > nn || a <= 2 => self.datatype(line, 3 + nn, me)?,
+                    _ => self.ranks[me as usize].default_dt,
+                };
+                let counts = self.counts(line, 3, dt, "a receive count")?;
+                extra = Some(Box::new(move |tag, out| {
+                    linear::allgatherv(n, me, &counts, tag, out)
+                }));
+            }
+            "scatterv" => {
+                let nn = n as usize;
+                line.count(2 + nn, "a receive size")?;
+                let root = if line.has(3 + nn) {
+                    self.rank_arg(line, 3 + nn, "a root rank")?
+                } else {
+                    0
+                };
+                let dt = self.datatype(line, 4 + nn, me)?;
+                let counts = self.counts(line, 2, dt, "a send count")?;
+                extra = Some(Box::new(move |tag, out| {
+                    linear::scatterv(n, me, root, &counts, tag, out)
+                }));
+            }
+            "reducescatter" => {
+                let nn = n as usize;
+                compute_after = line.number(2 + nn, "a number of flops")?;
+                let dt = self.datatype(line, 3 + nn, me)?;
+                let counts = self.counts(line, 2, dt, "a receive count")?;
+                extra = Some(Box::new(move |tag, out| {
+                    linear::reducescatter(n, me, &counts, tag, out)
+                }));
+            }
+            "alltoallv" => {
+                let nn = n as usize;
+                line.count(2, "a send buffer size")?;
+                line.count(3 + nn, "a receive buffer size")?;
+                self.counts(line, 4 + nn, 1, "a receive count")?;
+                let dt = if line.has(5 + 2 * nn) {
+                    self.datatype(line, 4 + 2 * nn, me)?
+                } else {
+                    self.ranks[me as usize].default_dt
+                };
+                let counts = self.counts(line, 3, dt, "a send count")?;
+                extra = Some(Box::new(move |tag, out| {
+                    linear::alltoallv(n, me, &counts, tag, out)
+                }));
+            }
+            "compute" => {
+                let flops = line.number(2, "a number of flops")?;
+                let cycles = self.cycles(flops);
+                self.ranks[me as usize].ops.push(Op::Compute { cycles });
+            }
+            "sleep" => {
+                let s = line.number(2, "a duration in seconds")?;
+                let cycles = (s.max(0.0) * self.units.cycles_per_second)
+                    .round()
+                    .min(1e18) as u64;
+                self.ranks[me as usize].ops.push(Op::Compute { cycles });
+            }
+            other => {
+                let why = REFUSED
+                    .iter()
+                    .find(|(a, _)| *a == other)
+                    .map_or("it is not a SimGrid replay action".to_string(), |(_, w)| {
+                        format!("SimGrid replays it, but netreplay does not: {w}")
+                    });
+                return Err((col, format!("unsupported action `{other}`: {why}")));
+            }
+        }
+        if coll.is_some() || extra.is_some() {
+            let algorithms = self.algorithms;
+            let cycles = self.cycles(compute_after);
+            let rank = &mut self.ranks[me as usize];
+            let tag = collectives::tag_for(rank.collectives);
+            rank.collectives += 1;
+            if let Some(c) = coll {
+                collectives::expand(c, n, me, tag, algorithms, &mut rank.ops);
+            }
+            if let Some(f) = extra {
+                f(tag, &mut rank.ops);
+            }
+            if cycles > 0 {
+                rank.ops.push(Op::Compute { cycles });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Calls `each(line_no, text)` for every line of `input` that is not blank or a `#` comment.
+pub(crate) fn lines(
+    path: &str,
+    mut input: impl BufRead,
+    mut each: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    let mut no = 0;
+    loop {
+        buf.clear();
+        let read = input
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| Error::Io {
+                path: path.to_string(),
+                source,
+            })?;
+        if read == 0 {
+            return Ok(());
+        }
+        no += 1;
+        let text = std::str::from_utf8(&buf).map_err(|e| Error::File {
+            path: path.to_string(),
+            line: no,
+            column: String::from_utf8_lossy(&buf[..e.valid_up_to()])
+                .chars()
+                .count()
+                + 1,
+            message: "expected text, found a byte that is not UTF-8".into(),
+        })?;
+        let text = text.trim_end_matches(['\n', '\r']);
+        let trimmed = text.trim_start_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        each(no, text)?;
+    }
+}
+
+/// Whether `line` (the first content line of a file) is a SimGrid action: a rank, then an action name.
+pub fn is_action_line(line: &str) -> bool {
+    let mut t = line.split_ascii_whitespace();
+    matches!(
+        (t.next().map(|r| r.parse::<u64>().is_ok()), t.next()),
+        (Some(true), Some(a)) if a.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    )
+}
+
+/// Resolves an index entry against the index's folder and its ancestors.
+fn resolve(index: &Path, entry: &str) -> Option<PathBuf> {
+    let entry = Path::new(entry);
+    if entry.is_absolute() {
+        return entry.exists().then(|| entry.to_path_buf());
+    }
+    index
+        .parent()
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .map(|dir| dir.join(entry))
+        .find(|p| p.is_file())
+}
+
+/// The files a SimGrid trace at `path` is read from: itself, and if it is an index, every per-rank
+/// file it lists that exists (what a cache of the trace must be keyed on).
+pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
+    let name = path.display().to_string();
+    let mut files = vec![path.to_path_buf()];
+    let mut index = None;
+    lines(&name, super::open(path)?, |_, text| {
+        if index.is_none() {
+            index = Some(!is_action_line(text));
+        }
+        if index == Some(true) {
+            files.extend(resolve(path, text.trim()));
+        }
+        Ok(())
+    })?;
+    Ok(files)
+}
+
+/// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
+pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let mut first = None;
+    lines(&name, super::open(path)?, |no, text| {
+        if first.is_none() {
+            first = Some((no, text.to_string()));
+        }
+        Ok(())
+    })?;
+    let Some((_, first)) = first else {
+        return Err(Error::File {
+            path: name,
+            line: 1,
+            column: 1,
+            message: "empty SimGrid trace: expected actions or an index of per-rank files".into(),
+        });
+    };
+    if is_action_line(&first) {
+        return read_shared(path, algorithms, units);
+    }
+    // An index: one file per line.
+    let mut files = Vec::new();
+    lines(&name, super::open(path)?, |no, text| {
+        let entry = text.trim();
+        match resolve(path, entry) {
+            Some(p) => {
+                files.push(p);
+                Ok(())
+            }
+            None => Err(Error::File {
+                path: name.clone(),
+                line: no,
+                column: text.len() - text.trim_start().len() + 1,
+                message: format!(
+                    "per-rank trace file `{entry}` not found (looked beside the index and in the \
+                     folders above it)"
+                ),
+            }),
+        }
+    })?;
+    if files.len() == 1 {
+        return read_shared(&files[0], algorithms, units);
+    }
+    if files.len() < 2 || files.len() as u64 > crate::topology::MAX_NODES {
+        return Err(Error::Invalid(format!(
+            "{name}: an index lists {} files, but a replay needs 2..={} ranks",
+            files.len(),
+            crate::topology::MAX_NODES
+        )));
+    }
+    let mut reader = Reader {
+        ranks: (0..files.len())
+            .map(|_| Rank {
+                default_dt: 1,
+                ..Rank::default()
+            })
+            .collect(),
+        algorithms,
+        units,
+    };
+    for (r, file) in files.iter().enumerate() {
+        let fname = file.display().to_string();
+        lines(&fname, super::open(file)?, |no, text| {
+            let line = Line::new(text);
+            reader
+                .action(&line, r as u32)
+                .map_err(|(column, message)| Error::File {
+                    path: fname.clone(),
+                    line: no,
+                    column,
+                    message,
+                })
+        })?;
+    }
+    finish(reader)
+}
+
+/// A file holding every rank's actions: a first pass finds the rank count, the second replays.
+fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let at = |line, (column, message)| Error::File {
+        path: name.clone(),
+        line,
+        column,
+        message,
+    };
+    let mut max = 0u64;
+    lines(&name, super::open(path)?, |no, text| {
+        let line = Line::new(text);
+        let (col, t) = line.get(0, "a rank").map_err(|e| at(no, e))?;
+        match t.parse::<u64>() {
+            Ok(r) if r < crate::topology::MAX_NODES => {
+                max = max.max(r);
+                Ok(())
+            }
+            _ => Err(at(
+                no,
+                (
+                    col,
+                    format!(
+                        "expected a rank (a whole number below {}), found `{t}`",
+                        crate::topology::MAX_NODES
+                    ),
+                ),
+            )),
+        }
+    })?;
+    if max == 0 {
+        return Err(Error::Invalid(format!(
+            "{name}: only rank 0 has actions; a replay needs at least 2 ranks (is this one file of a \
+             per-rank trace? give its index instead)"
+        )));
+    }
+    let mut reader = Reader {
+        ranks: (0..=max)
+            .map(|_| Rank {
+                default_dt: 1,
+                ..Rank::default()
+            })
+            .collect(),
+        algorithms,
+        units,
+    };
+    lines(&name, super::open(path)?, |no, text| {
+        let line = Line::new(text);
+        let r = line.tokens[0]
+            .1
+            .parse::<u32>()
+            .expect("checked in the first pass");
+        reader.action(&line, r).map_err(|e| at(no, e))
+    })?;
+    finish(reader)
+}
+
+fn finish(reader: Reader) -> Result<Program> {
+    let mut ranks = reader.ranks;
+    let p = Program::from_fn(ranks.len() as u32, |r, ops| {
+        ops.append(&mut ranks[r as usize].ops)
+    });
+    p.validate()?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn datatypes_and_lines() {
+        assert_eq!(datatype_size(0), Some(8));
+        assert_eq!(datatype_size(6), Some(1));
+        assert_eq!(datatype_size(26), Some(16));
+        assert_eq!(datatype_size(54), None);
+        let l = Line::new("  0 send\t1 0 1e6  ");
+        assert_eq!(
+            l.tokens,
+            [(3, "0"), (5, "send"), (10, "1"), (12, "0"), (14, "1e6")]
+        );
+        assert!(is_action_line("0 init"));
+        assert!(is_action_line("12 allgatherv 1 2"));
+        assert!(!is_action_line("replay/actions0.txt"));
+        assert!(!is_action_line("netreplay-trace 2"));
+    }
+}
