@@ -6,8 +6,8 @@
 //! a few switches may end a round without a shortcut, and with odd n one always does). Routing: every
 //! neighbour one hop closer, deadlock-free by hop-indexed virtual channels (see `table_routing.rs`).
 
-use super::table_routing::{DistanceTable, SwitchGraph};
-use super::{Endpoint, RouteChoice, Topology};
+use super::Topology;
+use super::table_routing::{SwitchGraph, TableRouted};
 use crate::rng::Rng;
 use crate::spec::Entry;
 use std::collections::BTreeSet;
@@ -37,46 +37,9 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         }
         let edges: Vec<(u32, u32)> = edges.into_iter().collect();
         let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
-        let table = DistanceTable::new(&spec, &graph)?;
-        Ok(Box::new(Dln { spec, graph, table }))
+        Ok(Box::new(TableRouted::new(spec, graph)?))
     },
 };
-
-/// A DLN-x network.
-#[derive(Debug, Clone)]
-pub struct Dln {
-    spec: String,
-    graph: SwitchGraph,
-    table: DistanceTable,
-}
-
-impl Topology for Dln {
-    fn spec(&self) -> String {
-        self.spec.clone()
-    }
-    fn nodes(&self) -> u32 {
-        self.graph.nodes()
-    }
-    fn switches(&self) -> u32 {
-        self.graph.switches()
-    }
-    fn ports(&self, switch: u32) -> u32 {
-        self.graph.ports(switch)
-    }
-    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
-        self.graph.neighbour(switch, port)
-    }
-    fn node_attachment(&self, node: u32) -> (u32, u32) {
-        self.graph.node_attachment(node)
-    }
-    fn virtual_channels(&self) -> u32 {
-        self.table.diameter().max(1)
-    }
-    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
-        self.table
-            .route(&self.graph, switch, in_port, in_vc, dest, out);
-    }
-}
 
 #[cfg(test)]
 mod tests {

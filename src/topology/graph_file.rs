@@ -18,8 +18,8 @@
 //! by switch (switch 0's first). A link named twice, a self-loop, a malformed line or a disconnected
 //! graph is an error naming the line and column (or an unreachable switch).
 
-use super::table_routing::{DistanceTable, MAX_TABLE_SWITCHES, SwitchGraph};
-use super::{Endpoint, RouteChoice, Topology};
+use super::Topology;
+use super::table_routing::{MAX_TABLE_SWITCHES, SwitchGraph, TableRouted};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 use std::collections::BTreeMap;
@@ -37,181 +37,139 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
             path: path.to_string(),
             source,
         })?;
-        Ok(Box::new(GraphFile::parse(path, &text)?))
+        Ok(Box::new(parse(path, &text)?))
     },
 };
 
-/// A network read from an edge-list file.
-#[derive(Debug, Clone)]
-pub struct GraphFile {
-    path: String,
-    graph: SwitchGraph,
-    table: DistanceTable,
-}
-
-impl GraphFile {
-    /// Parses the file's text (`path` names it in errors and in the spec).
-    pub fn parse(path: &str, text: &str) -> Result<Self> {
-        let err = |line: usize, column: usize, message: String| Error::File {
-            path: path.to_string(),
-            line,
-            column,
-            message,
-        };
-        let mut default = 1u32;
-        let mut per_switch: BTreeMap<u32, u32> = BTreeMap::new();
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        let mut seen: BTreeMap<(u32, u32), usize> = BTreeMap::new();
-        let mut max_id: Option<u32> = None;
-        for (i, raw) in text.lines().enumerate() {
-            let line_no = i + 1;
-            let body = raw.split('#').next().unwrap_or("");
-            // Tokens with their 1-based columns.
-            let mut tokens = Vec::new();
-            let mut start = None;
-            for (c, ch) in body.char_indices().chain([(body.len(), ' ')]) {
-                match (ch.is_whitespace(), start) {
-                    (false, None) => start = Some(c),
-                    (true, Some(s)) => {
-                        tokens.push((&body[s..c], s + 1));
-                        start = None;
-                    }
-                    _ => {}
+/// Parses the file's text (`path` names it in errors and in the spec).
+pub fn parse(path: &str, text: &str) -> Result<TableRouted> {
+    let err = |line: usize, column: usize, message: String| Error::File {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+    };
+    let mut default = 1u32;
+    let mut per_switch: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut edges: Vec<(u32, u32)> = Vec::new();
+    let mut seen: BTreeMap<(u32, u32), usize> = BTreeMap::new();
+    let mut max_id: Option<u32> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let body = raw.split('#').next().unwrap_or("");
+        // Tokens with their 1-based columns.
+        let mut tokens = Vec::new();
+        let mut start = None;
+        for (c, ch) in body.char_indices().chain([(body.len(), ' ')]) {
+            match (ch.is_whitespace(), start) {
+                (false, None) => start = Some(c),
+                (true, Some(s)) => {
+                    tokens.push((&body[s..c], s + 1));
+                    start = None;
                 }
+                _ => {}
             }
-            if tokens.is_empty() {
-                continue;
-            }
-            let number = |(tok, col): (&str, usize), what: &str| -> Result<u32> {
-                tok.parse::<u32>()
-                    .ok()
-                    .filter(|&v| what != "switch" || v < MAX_TABLE_SWITCHES)
-                    .ok_or_else(|| {
-                        err(
-                            line_no,
-                            col,
-                            format!(
-                                "expected a {what} number{}, found `{tok}`",
-                                if what == "switch" {
-                                    format!(" below {MAX_TABLE_SWITCHES}")
-                                } else {
-                                    String::new()
-                                }
-                            ),
-                        )
-                    })
-            };
-            let want = |n: usize| -> Result<()> {
-                if tokens.len() == n {
-                    Ok(())
-                } else {
-                    let (tok, col) = tokens.get(n).copied().unwrap_or(("", body.len() + 1));
-                    Err(err(
+        }
+        if tokens.is_empty() {
+            continue;
+        }
+        let number = |(tok, col): (&str, usize), what: &str| -> Result<u32> {
+            tok.parse::<u32>()
+                .ok()
+                .filter(|&v| what != "switch" || v < MAX_TABLE_SWITCHES)
+                .ok_or_else(|| {
+                    err(
                         line_no,
                         col,
                         format!(
-                            "expected `A B`, `nodes_per_switch P` or `nodes S P`{}",
-                            if tok.is_empty() {
-                                String::new()
+                            "expected a {what} number{}, found `{tok}`",
+                            if what == "switch" {
+                                format!(" below {MAX_TABLE_SWITCHES}")
                             } else {
-                                format!("; unexpected `{tok}`")
+                                String::new()
                             }
                         ),
-                    ))
+                    )
+                })
+        };
+        let want = |n: usize| -> Result<()> {
+            if tokens.len() == n {
+                Ok(())
+            } else {
+                let (tok, col) = tokens.get(n).copied().unwrap_or(("", body.len() + 1));
+                Err(err(
+                    line_no,
+                    col,
+                    format!(
+                        "expected `A B`, `nodes_per_switch P` or `nodes S P`{}",
+                        if tok.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; unexpected `{tok}`")
+                        }
+                    ),
+                ))
+            }
+        };
+        match tokens[0].0 {
+            "nodes_per_switch" => {
+                want(2)?;
+                if !edges.is_empty() {
+                    return Err(err(
+                        line_no,
+                        tokens[0].1,
+                        "nodes_per_switch must come before the links".to_string(),
+                    ));
                 }
-            };
-            match tokens[0].0 {
-                "nodes_per_switch" => {
-                    want(2)?;
-                    if !edges.is_empty() {
-                        return Err(err(
-                            line_no,
-                            tokens[0].1,
-                            "nodes_per_switch must come before the links".to_string(),
-                        ));
-                    }
-                    default = number(tokens[1], "node-count")?;
+                default = number(tokens[1], "node-count")?;
+            }
+            "nodes" => {
+                want(3)?;
+                let s = number(tokens[1], "switch")?;
+                per_switch.insert(s, number(tokens[2], "node-count")?);
+                max_id = max_id.max(Some(s));
+            }
+            _ => {
+                want(2)?;
+                let (a, b) = (number(tokens[0], "switch")?, number(tokens[1], "switch")?);
+                if a == b {
+                    return Err(err(
+                        line_no,
+                        tokens[1].1,
+                        format!("switch {a} is linked to itself"),
+                    ));
                 }
-                "nodes" => {
-                    want(3)?;
-                    let s = number(tokens[1], "switch")?;
-                    per_switch.insert(s, number(tokens[2], "node-count")?);
-                    max_id = max_id.max(Some(s));
+                if let Some(first) = seen.insert((a.min(b), a.max(b)), line_no) {
+                    return Err(err(
+                        line_no,
+                        tokens[0].1,
+                        format!("link {a}-{b} is already given on line {first}"),
+                    ));
                 }
-                _ => {
-                    want(2)?;
-                    let (a, b) = (number(tokens[0], "switch")?, number(tokens[1], "switch")?);
-                    if a == b {
-                        return Err(err(
-                            line_no,
-                            tokens[1].1,
-                            format!("switch {a} is linked to itself"),
-                        ));
-                    }
-                    if let Some(first) = seen.insert((a.min(b), a.max(b)), line_no) {
-                        return Err(err(
-                            line_no,
-                            tokens[0].1,
-                            format!("link {a}-{b} is already given on line {first}"),
-                        ));
-                    }
-                    edges.push((a, b));
-                    max_id = max_id.max(Some(a.max(b)));
-                }
+                edges.push((a, b));
+                max_id = max_id.max(Some(a.max(b)));
             }
         }
-        let Some(max_id) = max_id else {
-            return Err(err(1, 1, "no links: expected lines `A B`".to_string()));
-        };
-        let counts: Vec<u32> = (0..=max_id)
-            .map(|s| per_switch.get(&s).copied().unwrap_or(default))
-            .collect();
-        let spec = format!("graph:file={path}");
-        let graph = SwitchGraph::new(&spec, &counts, &edges)?;
-        if graph.nodes() == 0 {
-            return Err(err(1, 1, "the network has no nodes".to_string()));
-        }
-        let table = DistanceTable::new(&spec, &graph)?;
-        Ok(GraphFile {
-            path: path.to_string(),
-            graph,
-            table,
-        })
     }
-}
-
-impl Topology for GraphFile {
-    fn spec(&self) -> String {
-        format!("graph:file={}", self.path)
+    let Some(max_id) = max_id else {
+        return Err(err(1, 1, "no links: expected lines `A B`".to_string()));
+    };
+    let counts: Vec<u32> = (0..=max_id)
+        .map(|s| per_switch.get(&s).copied().unwrap_or(default))
+        .collect();
+    let spec = format!("graph:file={path}");
+    let graph = SwitchGraph::new(&spec, &counts, &edges)?;
+    if graph.nodes() == 0 {
+        return Err(err(1, 1, "the network has no nodes".to_string()));
     }
-    fn nodes(&self) -> u32 {
-        self.graph.nodes()
-    }
-    fn switches(&self) -> u32 {
-        self.graph.switches()
-    }
-    fn ports(&self, switch: u32) -> u32 {
-        self.graph.ports(switch)
-    }
-    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
-        self.graph.neighbour(switch, port)
-    }
-    fn node_attachment(&self, node: u32) -> (u32, u32) {
-        self.graph.node_attachment(node)
-    }
-    fn virtual_channels(&self) -> u32 {
-        self.table.diameter().max(1)
-    }
-    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
-        self.table
-            .route(&self.graph, switch, in_port, in_vc, dest, out);
-    }
+    TableRouted::new(spec, graph)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::Topology;
     use super::super::{build, structure};
-    use super::GraphFile;
+    use super::parse;
 
     fn torus_8x8() -> String {
         let mut text = String::from("# 8-ary 2-cube\n");
@@ -231,7 +189,7 @@ mod tests {
     /// A 2-D torus read from a file has the counts of `torus:k=8,n=2`.
     #[test]
     fn torus_file_counts_like_torus() {
-        let g = GraphFile::parse("t.txt", &torus_8x8()).unwrap();
+        let g = parse("t.txt", &torus_8x8()).unwrap();
         let t = build("torus:k=8,n=2").unwrap();
         let (a, b) = (structure(&g), structure(t.as_ref()));
         assert_eq!(
@@ -257,18 +215,15 @@ mod tests {
             ("# nothing\n", "t:1:1: no links"),
         ];
         for (text, want) in cases {
-            let e = GraphFile::parse("t", text).unwrap_err().to_string();
+            let e = parse("t", text).unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
-        let e = GraphFile::parse("t", "0 1\n2 3\n").unwrap_err().to_string();
+        let e = parse("t", "0 1\n2 3\n").unwrap_err().to_string();
         assert!(
             e.contains("not connected: switch 2 cannot be reached"),
             "{e}"
         );
-        let g = GraphFile::parse("t", "nodes_per_switch 2\nnodes 1 0\n0 1 # x\n1 2\n").unwrap();
-        assert_eq!(
-            (structure(&g).nodes, g.graph.node_attachment(2)),
-            (4, (2, 0))
-        );
+        let g = parse("t", "nodes_per_switch 2\nnodes 1 0\n0 1 # x\n1 2\n").unwrap();
+        assert_eq!((structure(&g).nodes, g.node_attachment(2)), (4, (2, 0)));
     }
 }

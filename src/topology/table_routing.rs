@@ -284,3 +284,48 @@ mod tests {
         assert!(e.contains("switch 2 cannot be reached"), "{e}");
     }
 }
+
+/// A topology given as an explicit switch graph, routed minimally over its distance table with
+/// hop-indexed virtual channels: what `dsn`, `dln` and `graph:file` all are once their graph is built.
+#[derive(Debug, Clone)]
+pub struct TableRouted {
+    spec: String,
+    graph: SwitchGraph,
+    table: DistanceTable,
+}
+
+impl TableRouted {
+    /// Computes the distance table of `graph`; `spec` is the string that rebuilds it.
+    pub fn new(spec: String, graph: SwitchGraph) -> Result<Self> {
+        let table = DistanceTable::new(&spec, &graph)?;
+        Ok(TableRouted { spec, graph, table })
+    }
+}
+
+impl super::Topology for TableRouted {
+    fn spec(&self) -> String {
+        self.spec.clone()
+    }
+    fn nodes(&self) -> u32 {
+        self.graph.nodes()
+    }
+    fn switches(&self) -> u32 {
+        self.graph.switches()
+    }
+    fn ports(&self, switch: u32) -> u32 {
+        self.graph.ports(switch)
+    }
+    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
+        self.graph.neighbour(switch, port)
+    }
+    fn node_attachment(&self, node: u32) -> (u32, u32) {
+        self.graph.node_attachment(node)
+    }
+    fn virtual_channels(&self) -> u32 {
+        self.table.diameter().max(1)
+    }
+    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        self.table
+            .route(&self.graph, switch, in_port, in_vc, dest, out);
+    }
+}
