@@ -95,6 +95,14 @@ enum Command {
         /// Output file, written atomically; zstd-compressed when it ends in `.zst`.
         #[arg(long)]
         out: PathBuf,
+        /// `native` (traces/FORMAT.md, default) or `trc` (INSEE/FSIN; blocking operations only).
+        #[arg(long, default_value = "native")]
+        format: String,
+    },
+    /// Inspect trace files.
+    Trace {
+        #[command(subcommand)]
+        action: TraceAction,
     },
     /// Open-loop synthetic traffic: average packet latency and accepted throughput against offered
     /// load, one curve per topology (Booksim-style warm-up, measurement and drain).
@@ -128,6 +136,20 @@ enum Command {
         /// Directory for load-latency.{csv,json,svg} (each written atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TraceAction {
+    /// Parse a trace (any format), print ranks, messages, bytes and a communication-matrix summary,
+    /// and check that every send has its receive and every request is waited on (exit 1 if not).
+    #[command(alias = "stats")]
+    Check {
+        /// The trace file (native, SimGrid or FSIN; zstd recognised by its magic bytes).
+        file: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -234,7 +256,43 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             report::campaign::write_all(&a, &dir)?;
             print!("{}", report::campaign::markdown(&a));
         }
-        Command::Generate { spec, ranks, out } => {
+        Command::Trace {
+            action: TraceAction::Check { file, json },
+        } => {
+            let wl = workload::build(&format!("trace:file={}", file.display()))?;
+            let ranks = wl.generator.ranks().unwrap_or(0);
+            let c = trace::check::check(&wl.generator.generate(ranks)?);
+            print!(
+                "{}",
+                if json {
+                    report::json(&c) + "\n"
+                } else {
+                    trace::check::text(&c)
+                }
+            );
+            if !c.ok {
+                return Err(Error::Invalid(format!(
+                    "{}: the trace cannot complete as written ({})",
+                    file.display(),
+                    c.problems.first().map_or("", String::as_str)
+                )));
+            }
+        }
+        Command::Generate {
+            spec,
+            ranks,
+            out,
+            format,
+        } => {
+            let format = match format.as_str() {
+                "native" => trace::Format::Native,
+                "trc" | "fsin" => trace::Format::Fsin,
+                other => {
+                    return Err(Error::Invalid(format!(
+                        "--format {other}: accepted are native and trc"
+                    )));
+                }
+            };
             let wl = workload::build(&spec)?;
             if wl.ranks.is_some_and(|r| r != ranks) {
                 return Err(Error::Invalid(format!(
@@ -249,7 +307,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 )));
             }
             let program = wl.generator.generate(ranks)?;
-            trace::write(&program, &out)?;
+            trace::write_as(&program, &out, format)?;
             println!(
                 "wrote {} ({} ranks, {} ops) to {}",
                 wl.generator.spec(),

@@ -298,3 +298,98 @@ fn collectives_in_a_trace_replay_with_their_message_counts() {
         assert_eq!(run_json(&spec)["messages"], msgs, "{spec}");
     }
 }
+
+/// `generate --format trc` writes INSEE/FSIN traces that replay like the generator, and `trace check`
+/// summarises a trace and fails (exit 1) on one that cannot complete.
+#[test]
+fn fsin_output_round_trips_and_trace_check_reports() {
+    let dir = std::env::temp_dir().join(format!("netreplay-fsin-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bin = env!("CARGO_BIN_EXE_netreplay");
+    let run = |args: &[&str]| std::process::Command::new(bin).args(args).output().unwrap();
+    let trc = dir.join("wf.trc");
+    let out = run(&[
+        "generate",
+        "wf:size=1000",
+        "--ranks",
+        "64",
+        "--out",
+        trc.to_str().unwrap(),
+        "--format",
+        "trc",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&trc).unwrap();
+    assert!(
+        text.starts_with("r ") || text.starts_with("s "),
+        "{}",
+        &text[..40]
+    );
+    let cycles = |workload: &str| -> serde_json::Value {
+        let out = run(&[
+            "run",
+            "--topology",
+            "fat-tree:k=4,n=3",
+            "--workload",
+            workload,
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["completion_cycles"].clone()
+    };
+    assert_eq!(
+        cycles(&format!("trace:file={}", trc.display())),
+        cycles("wf:size=1000")
+    );
+
+    let out = run(&["trace", "check", trc.to_str().unwrap(), "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (c["ranks"].as_u64(), c["ok"].as_bool()),
+        (Some(64), Some(true))
+    );
+
+    let broken = dir.join("broken.trace");
+    std::fs::write(
+        &broken,
+        "netreplay-trace 1\nranks 3\n0 send 1 64\n1 recv 0\n2 recv 0 5\n",
+    )
+    .unwrap();
+    let out = run(&["trace", "stats", broken.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        err.contains("cannot complete") && err.contains("rank 2 from rank 0 tag 5"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 unmatched receives"));
+
+    let out = run(&[
+        "generate",
+        "bu",
+        "--ranks",
+        "4",
+        "--out",
+        dir.join("x").to_str().unwrap(),
+        "--format",
+        "csv",
+    ]);
+    assert!(
+        !out.status.success() && String::from_utf8_lossy(&out.stderr).contains("native and trc")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,6 +6,7 @@
 //! trace replays exactly like the generator that produced it.
 
 pub mod cache;
+pub mod check;
 pub mod collectives;
 pub mod fsin;
 pub mod parser;
@@ -97,15 +98,37 @@ pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
 /// Writes `program` to `path` in the native format, rank by rank, compressed with zstd when the name
 /// ends in `.zst`; atomically, so a reader never sees a partial trace.
 pub fn write(program: &Program, path: &Path) -> Result<()> {
+    write_as(program, path, Format::Native)
+}
+
+/// Writes `program` to `path` in `format` (native, or FSIN for blocking point-to-point and
+/// computation), atomically, zstd-compressed when the name ends in `.zst`.
+pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
+    if format == Format::SimGrid {
+        return Err(Error::Invalid(
+            "netreplay reads SimGrid traces but writes only its own format and FSIN .trc".into(),
+        ));
+    }
+    if format == Format::Fsin {
+        // Refuse what FSIN cannot express before touching the file system.
+        fsin::write_events(program, &mut std::io::sink())?;
+    }
     let compress = path.extension().is_some_and(|e| e == "zst");
+    let body = |out: &mut dyn Write| -> std::io::Result<()> {
+        match format {
+            Format::Fsin => fsin::write_events(program, &mut &mut *out)
+                .map_err(|e| std::io::Error::other(e.to_string())),
+            _ => write_text(program, &mut &mut *out),
+        }
+    };
     crate::report::write_atomic_with(path, |file| {
         let mut out = BufWriter::new(file);
         if compress {
             let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
-            write_text(program, &mut encoder)?;
+            body(&mut encoder)?;
             encoder.finish()?.flush()
         } else {
-            write_text(program, &mut out)?;
+            body(&mut out)?;
             out.flush()
         }
     })

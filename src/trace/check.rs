@@ -1,0 +1,262 @@
+//! `netreplay trace check FILE` (alias `stats`): what a trace holds and whether it can complete.
+//!
+//! It counts ranks, messages, bytes and computation, summarises the communication matrix (distinct
+//! pairs, the heaviest pair, and messages by rank distance |src - dst| in powers of two, which shows
+//! how much locality a placement could exploit), and checks that every send has its receive (by
+//! source, destination and tag, as MPI matches) and every non-blocking request is waited on.
+
+use crate::workload::{Op, Program};
+use ahash::AHashMap;
+use serde::Serialize;
+
+/// Smallest, mean and largest of a per-rank quantity.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    /// Smallest.
+    pub min: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Largest.
+    pub max: u64,
+}
+
+/// The summary and checks of one trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceCheck {
+    /// Ranks.
+    pub ranks: u32,
+    /// Point-to-point messages (collectives expanded).
+    pub messages: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Bytes sent per rank.
+    pub bytes_sent_per_rank: Spread,
+    /// Computation steps and their total cycles.
+    pub computations: u64,
+    /// Total computation, in cycles.
+    pub compute_cycles: u64,
+    /// Distinct (source, destination) pairs that exchange messages.
+    pub pairs: u64,
+    /// The pair carrying the most bytes: (source, destination, bytes).
+    pub heaviest_pair: Option<(u32, u32, u64)>,
+    /// Messages by rank distance: (`1`, `2-3`, `4-7`, ...) and count.
+    pub distance_histogram: Vec<(String, u64)>,
+    /// Sends no receive matches.
+    pub unmatched_sends: u64,
+    /// Receives no send matches.
+    pub unmatched_receives: u64,
+    /// Non-blocking requests never waited on, and waits on requests never posted.
+    pub request_problems: u64,
+    /// Up to five problems, described.
+    pub problems: Vec<String>,
+    /// True when nothing is unmatched or left waiting.
+    pub ok: bool,
+}
+
+/// Summarises and checks `program`.
+pub fn check(program: &Program) -> TraceCheck {
+    let n = program.ranks();
+    let mut balance: AHashMap<(u32, u32, u32), i64> = AHashMap::new();
+    let mut pair_bytes: AHashMap<(u32, u32), u64> = AHashMap::new();
+    let mut per_rank = vec![0u64; n as usize];
+    let mut histogram: Vec<u64> = Vec::new();
+    let (mut messages, mut bytes) = (0u64, 0u64);
+    for (from, to, b, tag) in program.sends() {
+        messages += 1;
+        bytes += b;
+        per_rank[from as usize] += b;
+        *balance.entry((from, to, tag)).or_default() += 1;
+        *pair_bytes.entry((from, to)).or_default() += b;
+        let bucket = from.abs_diff(to).max(1).ilog2() as usize;
+        if histogram.len() <= bucket {
+            histogram.resize(bucket + 1, 0);
+        }
+        histogram[bucket] += 1;
+    }
+    for (from, to, tag) in program.recvs() {
+        *balance.entry((from, to, tag)).or_default() -= 1;
+    }
+    let mut problems = Vec::new();
+    let (mut unmatched_sends, mut unmatched_receives) = (0u64, 0u64);
+    let mut keys: Vec<_> = balance.iter().filter(|(_, v)| **v != 0).collect();
+    keys.sort();
+    for (&(from, to, tag), &v) in keys {
+        if v > 0 {
+            unmatched_sends += v as u64;
+            problems.push(format!(
+                "{v} send(s) from rank {from} to rank {to} tag {tag} have no receive"
+            ));
+        } else {
+            unmatched_receives += (-v) as u64;
+            problems.push(format!(
+                "{} receive(s) at rank {to} from rank {from} tag {tag} have no send",
+                -v
+            ));
+        }
+    }
+    let (mut computations, mut compute_cycles, mut request_problems) = (0u64, 0u64, 0u64);
+    for r in 0..n {
+        let mut outstanding: Vec<u32> = Vec::new();
+        for op in program.rank_ops(r) {
+            match *op {
+                Op::Compute { cycles } => {
+                    computations += 1;
+                    compute_cycles += cycles;
+                }
+                Op::Isend { req, .. } | Op::Irecv { req, .. } => outstanding.push(req),
+                Op::Wait { req } => match outstanding.iter().position(|&q| q == req) {
+                    Some(i) => {
+                        outstanding.swap_remove(i);
+                    }
+                    None => {
+                        request_problems += 1;
+                        problems.push(format!(
+                            "rank {r} waits on request {req}, which is not outstanding"
+                        ));
+                    }
+                },
+                Op::WaitAll => outstanding.clear(),
+                Op::Send { .. } | Op::Recv { .. } => {}
+            }
+        }
+        if !outstanding.is_empty() {
+            request_problems += outstanding.len() as u64;
+            problems.push(format!(
+                "rank {r} never waits on request(s) {outstanding:?}"
+            ));
+        }
+    }
+    let ok = problems.is_empty();
+    problems.truncate(5);
+    let mean = if n > 0 {
+        per_rank.iter().sum::<u64>() as f64 / f64::from(n)
+    } else {
+        0.0
+    };
+    let heaviest_pair = pair_bytes
+        .iter()
+        .max_by_key(|(k, v)| (**v, std::cmp::Reverse(**k)))
+        .map(|(&(a, b), &v)| (a, b, v));
+    TraceCheck {
+        ranks: n,
+        messages,
+        bytes,
+        bytes_sent_per_rank: Spread {
+            min: per_rank.iter().copied().min().unwrap_or(0),
+            mean,
+            max: per_rank.iter().copied().max().unwrap_or(0),
+        },
+        computations,
+        compute_cycles,
+        pairs: pair_bytes.len() as u64,
+        heaviest_pair,
+        distance_histogram: histogram
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let lo = 1u64 << i;
+                let label = if i == 0 {
+                    "1".to_string()
+                } else {
+                    format!("{lo}-{}", 2 * lo - 1)
+                };
+                (label, c)
+            })
+            .collect(),
+        unmatched_sends,
+        unmatched_receives,
+        request_problems,
+        problems,
+        ok,
+    }
+}
+
+/// Aligned text of a check.
+pub fn text(c: &TraceCheck) -> String {
+    use std::fmt::Write as _;
+    let mut t = String::new();
+    let _ = writeln!(t, "ranks              {}", c.ranks);
+    let _ = writeln!(t, "messages           {} ({} bytes)", c.messages, c.bytes);
+    let s = &c.bytes_sent_per_rank;
+    let _ = writeln!(
+        t,
+        "bytes sent / rank  min {}, mean {:.1}, max {}",
+        s.min, s.mean, s.max
+    );
+    let _ = writeln!(
+        t,
+        "computation        {} steps, {} cycles",
+        c.computations, c.compute_cycles
+    );
+    let _ = writeln!(t, "pairs              {}", c.pairs);
+    if let Some((a, b, v)) = c.heaviest_pair {
+        let _ = writeln!(t, "heaviest pair      {a} -> {b} ({v} bytes)");
+    }
+    let _ = writeln!(t, "messages by |src - dst|:");
+    for (label, count) in &c.distance_histogram {
+        let _ = writeln!(t, "  {label:>15}  {count}");
+    }
+    let _ = writeln!(
+        t,
+        "check              {}",
+        if c.ok {
+            "every send has its receive and every request is waited on".to_string()
+        } else {
+            format!(
+                "{} unmatched sends, {} unmatched receives, {} request problems",
+                c.unmatched_sends, c.unmatched_receives, c.request_problems
+            )
+        }
+    );
+    for p in &c.problems {
+        let _ = writeln!(t, "  {p}");
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_butterfly_is_complete_and_its_distances_are_powers_of_two() {
+        let p = crate::workload::build("bu:size=100")
+            .unwrap()
+            .generator
+            .generate(16)
+            .unwrap();
+        let c = check(&p);
+        assert!(c.ok, "{:?}", c.problems);
+        assert_eq!((c.messages, c.bytes, c.pairs), (64, 6400, 64));
+        let counts: Vec<u64> = c.distance_histogram.iter().map(|h| h.1).collect();
+        assert_eq!(counts, [16, 16, 16, 16]);
+    }
+
+    #[test]
+    fn unmatched_and_unwaited_are_reported() {
+        let p = Program::from_fn(3, |r, ops| match r {
+            0 => ops.push(Op::Send {
+                to: 1,
+                bytes: 8,
+                tag: 3,
+            }),
+            1 => ops.push(Op::Irecv {
+                from: 2,
+                tag: 0,
+                req: 7,
+            }),
+            _ => ops.push(Op::Wait { req: 1 }),
+        });
+        let c = check(&p);
+        assert!(!c.ok);
+        assert_eq!(
+            (c.unmatched_sends, c.unmatched_receives, c.request_problems),
+            (1, 1, 2)
+        );
+        assert!(
+            c.problems
+                .iter()
+                .any(|p| p.contains("rank 1 never waits on request(s) [7]"))
+        );
+    }
+}
