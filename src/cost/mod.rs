@@ -11,6 +11,7 @@
 //! 9:3,4-thin-tree 700/6115, 9:3,6-slender-tree 694/6169) and so every U cost of Table 3; counting only
 //! switches above placed nodes gives one leaf switch (and its up-links) fewer on the two odd cases.
 
+mod seed000;
 mod seed003;
 mod seed004;
 mod table;
@@ -25,7 +26,7 @@ use serde::Serialize;
 /// Every cost model, by spec name. One line per model.
 pub static REGISTRY: Registry<Box<dyn CostModel>> = Registry {
     kind: "cost model",
-    entries: &[seed004::ENTRY, seed003::ENTRY],
+    entries: &[seed004::ENTRY, seed000::ENTRY, seed003::ENTRY],
 };
 
 /// The model `topology --json` and campaigns use when none is named (seed 004 §5.1).
