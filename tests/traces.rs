@@ -72,10 +72,10 @@ fn path_str(p: &std::path::Path) -> &str {
 
 #[test]
 fn every_generator_round_trips_and_replays_with_the_same_completion_time() {
-    for name in PATTERNS {
-        let spec = format!("{name}:size=1000");
+    for (name, size) in PATTERNS.iter().flat_map(|n| [(n, 10), (n, 1000)]) {
+        let spec = format!("{name}:size={size}");
         let program = generate(&spec, 64);
-        let plain = scratch(&format!("{name}.trc"));
+        let plain = scratch(&format!("{name}-{size}.trc"));
         trace::write(&program, &plain).unwrap();
         assert_eq!(trace::read(&plain).unwrap(), program, "{name} plain");
         assert!(
@@ -85,7 +85,7 @@ fn every_generator_round_trips_and_replays_with_the_same_completion_time() {
         );
 
         // The compressed one through the `generate` command.
-        let zst = scratch(&format!("{name}.trc.zst"));
+        let zst = scratch(&format!("{name}-{size}.trc.zst"));
         let out = netreplay(&["generate", &spec, "--ranks", "64", "--out", path_str(&zst)]);
         assert!(
             out.status.success(),
