@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::load_latency::{self, SweepConfig};
+use crate::network::Routing;
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
 use crate::{campaign, placement, topology, trace, traffic, workload};
@@ -53,6 +54,9 @@ enum Command {
         /// Seed of every random choice (arbitration, tie-breaks, random placement).
         #[arg(long)]
         seed: Option<u64>,
+        /// Routing algorithm: minimal (default), valiant or ugal (overrides `[network] routing`).
+        #[arg(long, value_parser = parse_routing)]
+        routing: Option<Routing>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -130,6 +134,9 @@ enum Command {
         /// Longest drain before a point is declared saturated.
         #[arg(long)]
         drain: Option<u64>,
+        /// Routing algorithm: minimal (default), valiant or ugal (overrides `[network] routing`).
+        #[arg(long, value_parser = parse_routing)]
+        routing: Option<Routing>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -151,6 +158,15 @@ enum TraceAction {
         #[arg(long)]
         json: bool,
     },
+}
+
+fn parse_routing(text: &str) -> std::result::Result<Routing, String> {
+    match text {
+        "minimal" => Ok(Routing::Minimal),
+        "valiant" => Ok(Routing::Valiant),
+        "ugal" => Ok(Routing::Ugal),
+        other => Err(format!("`{other}`: accepted are minimal, valiant, ugal")),
+    }
 }
 
 fn registry_help() -> String {
@@ -202,6 +218,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             workload,
             placement,
             seed,
+            routing,
             json,
             out,
         } => {
@@ -209,6 +226,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 Some(path) => RunConfig::load(path)?,
                 None => RunConfig::default(),
             };
+            cfg.network.routing = routing.unwrap_or(cfg.network.routing);
             cfg.topology = topology.or(cfg.topology);
             cfg.workload = workload.or(cfg.workload);
             cfg.placement = placement.or(cfg.placement);
@@ -327,6 +345,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             warmup,
             measure,
             drain,
+            routing,
             json,
             out,
         } => {
@@ -334,6 +353,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 Some(path) => SweepConfig::load(path)?,
                 None => SweepConfig::default(),
             };
+            cfg.network.routing = routing.unwrap_or(cfg.network.routing);
             if !topology.is_empty() {
                 cfg.topologies = topology;
             }

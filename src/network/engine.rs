@@ -28,10 +28,10 @@
 //! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
 //! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
 
-use super::NetworkModel;
 use super::driver::{Consumed, Driver};
 use super::ranks::Step;
 use super::wheel::{Event, Wheel};
+use super::{NetworkModel, Routing};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::rng::Rng;
 use crate::topology::{Endpoint, RouteChoice, Topology};
@@ -138,9 +138,17 @@ struct Buffer {
     waiting: bool,
 }
 
+/// No intermediate node (minimal routing, or past it).
+const NO_VIA: u32 = u32::MAX;
+
 /// A packet in flight.
 #[derive(Debug, Clone, Copy)]
 struct Packet {
+    /// Intermediate node of a Valiant path still to be reached, or [`NO_VIA`].
+    via: u32,
+    /// Which set of virtual channels it uses: 0 before its intermediate (or all along a minimal path),
+    /// 1 after it.
+    phase: u32,
     /// Links crossed so far, node links included.
     hops: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
@@ -152,6 +160,14 @@ struct Packet {
 /// All simulation state, in flat vectors indexed by small integer ids.
 pub(super) struct Engine<'a, D: Driver> {
     topo: &'a dyn Topology,
+    routing: Routing,
+    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's phases.
+    topo_vcs: u32,
+    /// Switch and local port each node hangs on.
+    node_switch: Vec<u32>,
+    node_port: Vec<u32>,
+    /// Switch-to-switch hop distances, row-major (UGAL only).
+    distance: Vec<u16>,
     packet_phits: u32,
     packet_bytes: u64,
     vcs: u32,
@@ -217,7 +233,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         rank_node: &'a [u32],
         seed: u64,
     ) -> Self {
-        let vcs = topo.virtual_channels();
+        let topo_vcs = topo.virtual_channels();
+        let vcs = topo_vcs
+            * if model.routing == Routing::Minimal {
+                1
+            } else {
+                2
+            };
         let nodes = topo.nodes();
         let switches = topo.switches();
         let mut port_start = Vec::with_capacity(switches as usize + 1);
@@ -328,8 +350,23 @@ impl<'a, D: Driver> Engine<'a, D> {
             .collect();
 
         let horizon = u64::from(p) + u64::from(fly) + u64::from(routing) + 2;
+        let (node_switch, node_port): (Vec<u32>, Vec<u32>) =
+            (0..nodes).map(|n| topo.node_attachment(n)).unzip();
+        let distance = if model.routing == Routing::Ugal {
+            (0..switches)
+                .flat_map(|s| crate::topology::switch_distances(topo, s))
+                .map(|d| d.min(u32::from(u16::MAX)) as u16)
+                .collect()
+        } else {
+            Vec::new()
+        };
         Engine {
             topo,
+            routing: model.routing,
+            topo_vcs,
+            node_switch,
+            node_port,
+            distance,
             packet_phits: p,
             packet_bytes: model.packet_bytes(),
             vcs,
@@ -544,15 +581,21 @@ impl<'a, D: Driver> Engine<'a, D> {
             let port = b / self.vcs;
             let sw = self.port_switch[port as usize];
             let base = self.port_start[sw as usize];
-            let pkt = self.front(b).expect("routing an empty buffer");
+            let pkt = self.pkts[self.front(b).expect("routing an empty buffer") as usize];
+            let local_vc = (b % self.vcs) % self.topo_vcs;
+            // A Valiant packet heads for its intermediate's switch; there it starts its second leg as
+            // if injected by the intermediate node (the topology's VC and bubble rules start afresh).
+            let (target, in_port, in_vc, phase) = match pkt.via {
+                NO_VIA => (pkt.dest, port - base, local_vc, pkt.phase),
+                via if self.node_switch[via as usize] == sw => {
+                    (pkt.dest, self.node_port[via as usize], 0, 1)
+                }
+                via => (via, port - base, local_vc, 0),
+            };
             self.route_scratch.clear();
-            self.topo.route(
-                sw,
-                port - base,
-                b % self.vcs,
-                self.pkts[pkt as usize].dest,
-                &mut self.route_scratch,
-            );
+            self.topo
+                .route(sw, in_port, in_vc, target, &mut self.route_scratch);
+            let vc_base = phase * self.topo_vcs;
             for choice in &self.route_scratch {
                 let gp = base + choice.port;
                 let channel = if self.output_queues {
@@ -568,7 +611,11 @@ impl<'a, D: Driver> Engine<'a, D> {
                 );
                 self.candidates.push(Candidate {
                     channel,
-                    down: if down == SINK { SINK } else { down + choice.vc },
+                    down: if down == SINK {
+                        SINK
+                    } else {
+                        down + vc_base + choice.vc
+                    },
                     need: if choice.bubble { 2 * p } else { p },
                 });
             }
@@ -765,6 +812,14 @@ impl<'a, D: Driver> Engine<'a, D> {
         } else {
             self.pop_front(b)
         };
+        if b < self.inj_base {
+            let packet = &mut self.pkts[pkt as usize];
+            let sw = self.port_switch[(b / self.vcs) as usize];
+            if packet.via != NO_VIA && self.node_switch[packet.via as usize] == sw {
+                packet.via = NO_VIA;
+                packet.phase = 1;
+            }
+        }
         let c = cand.channel as usize;
         self.bufs[b as usize].sending = true;
         self.chans[c].sender = b;
@@ -803,9 +858,12 @@ impl<'a, D: Driver> Engine<'a, D> {
             queue.pop_front();
         }
         self.outcome.phits_injected += u64::from(self.packet_phits);
+        let via = self.choose_intermediate(node, dest);
         match self.free_pkts.pop() {
             Some(pkt) => {
                 self.pkts[pkt as usize] = Packet {
+                    via,
+                    phase: 0,
                     hops: 0,
                     ready: 0,
                     msg: id,
@@ -815,6 +873,8 @@ impl<'a, D: Driver> Engine<'a, D> {
             }
             None => {
                 self.pkts.push(Packet {
+                    via,
+                    phase: 0,
                     hops: 0,
                     ready: 0,
                     msg: id,
@@ -823,6 +883,68 @@ impl<'a, D: Driver> Engine<'a, D> {
                 (self.pkts.len() - 1) as u32
             }
         }
+    }
+
+    /// The intermediate node of a new packet from `src` to `dest` under the run's routing algorithm.
+    fn choose_intermediate(&mut self, src: u32, dest: u32) -> u32 {
+        if self.routing == Routing::Minimal {
+            return NO_VIA;
+        }
+        let (src_sw, dst_sw) = (
+            self.node_switch[src as usize],
+            self.node_switch[dest as usize],
+        );
+        if src_sw == dst_sw {
+            return NO_VIA;
+        }
+        // A uniformly random node whose switch is neither end's (a few draws; none on tiny networks).
+        let via = (0..8)
+            .map(|_| self.rng.below(self.nodes))
+            .find(|&n| ![src_sw, dst_sw].contains(&self.node_switch[n as usize]))
+            .unwrap_or(NO_VIA);
+        if self.routing == Routing::Valiant || via == NO_VIA {
+            return via;
+        }
+        // UGAL-L: occupancy of the best local output towards each target, times the path's hops.
+        let via_sw = self.node_switch[via as usize];
+        let n = self.topo.switches();
+        let hops = |d: &[u16], a: u32, b: u32| u64::from(d[(a * n + b) as usize]);
+        let minimal_hops = hops(&self.distance, src_sw, dst_sw) + 1;
+        let valiant_hops =
+            hops(&self.distance, src_sw, via_sw) + hops(&self.distance, via_sw, dst_sw) + 1;
+        let minimal = self.local_queue(src, dest) * minimal_hops;
+        let valiant = self.local_queue(src, via) * valiant_hops;
+        if valiant < minimal { via } else { NO_VIA }
+    }
+
+    /// Phits queued in the least occupied next buffer of the first hop from `src`'s switch to `target`.
+    fn local_queue(&mut self, src: u32, target: u32) -> u64 {
+        let (sw, port) = (self.node_switch[src as usize], self.node_port[src as usize]);
+        self.route_scratch.clear();
+        self.topo
+            .route(sw, port, 0, target, &mut self.route_scratch);
+        let base = self.port_start[sw as usize];
+        self.route_scratch
+            .iter()
+            .map(|c| {
+                let gp = base + c.port;
+                let channel = if self.output_queues {
+                    self.xbar_base + gp
+                } else {
+                    gp
+                };
+                match self.chan_down[channel as usize] {
+                    SINK | NOWHERE => 0,
+                    down => {
+                        let d = (down + c.vc) as usize;
+                        u64::from(
+                            u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d],
+                        )
+                    }
+                }
+            })
+            .min()
+            .unwrap_or(0)
     }
 
     fn transmit_done(&mut self, channel: u32) {

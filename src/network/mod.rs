@@ -43,6 +43,28 @@ pub struct NetworkModel {
     pub routing_delay: u32,
     /// Extra cycles a phit spends on each link beyond the one cycle to cross it (0; seed 000 uses 8).
     pub fly_time: u32,
+    /// Routing algorithm on top of the topology's minimal routing (`minimal`, `valiant`, `ugal`).
+    pub routing: Routing,
+}
+
+/// How packets choose their path (seed 003 §III-C compares minimal, UGAL and its LBR).
+///
+/// `valiant` sends every packet first to a random intermediate node's switch, then to its destination
+/// (Valiant and Brebner), both legs by the topology's minimal routing; `ugal` (UGAL-L, Kim et al., as
+/// seed 003 describes it) decides at the source switch, per packet, between the minimal path and a
+/// Valiant path by comparing the local output queue occupancy times the hop count of each. The two legs
+/// use separate sets of the topology's virtual channels (the second set after the intermediate), so a
+/// deadlock-free minimal routing stays deadlock-free.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Routing {
+    /// The topology's own routing.
+    #[default]
+    Minimal,
+    /// Always through a random intermediate.
+    Valiant,
+    /// Minimal or Valiant per packet, by local queue occupancy x hops.
+    Ugal,
 }
 
 impl Default for NetworkModel {
@@ -55,6 +77,7 @@ impl Default for NetworkModel {
             output_queue_packets: 0,
             routing_delay: 0,
             fly_time: 0,
+            routing: Routing::Minimal,
         }
     }
 }
@@ -104,6 +127,10 @@ impl NetworkModel {
         check(
             self.routing_delay <= 1 << 16 && self.fly_time <= 1 << 16,
             "routing_delay and fly_time must be at most 65536 cycles",
+        )?;
+        check(
+            self.routing != Routing::Ugal || topo.switches() <= 8192,
+            "UGAL keeps a switch-to-switch distance table and handles at most 8192 switches",
         )?;
         if topo.bubble_flow_control() {
             let ring_queue = if self.output_queue_packets > 0 {
