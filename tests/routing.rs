@@ -102,3 +102,19 @@ fn every_workload_completes_under_valiant_and_ugal() {
         }
     }
 }
+
+#[test]
+fn one_way_topologies_refuse_non_minimal_routing() {
+    let t = topology::build("ruft:k=2,n=3").unwrap();
+    let model = NetworkModel {
+        routing: Routing::Valiant,
+        ..NetworkModel::default()
+    };
+    let program = workload::build("bu:size=10")
+        .unwrap()
+        .generator
+        .generate(8)
+        .unwrap();
+    let e = simulate(t.as_ref(), &model, &program, &(0..8).collect::<Vec<_>>(), 1).unwrap_err();
+    assert!(e.to_string().contains("one-way links"), "{e}");
+}

@@ -132,6 +132,20 @@ impl NetworkModel {
             self.routing != Routing::Ugal || topo.switches() <= 8192,
             "UGAL keeps a switch-to-switch distance table and handles at most 8192 switches",
         )?;
+        if self.routing != Routing::Minimal {
+            // A Valiant leg ends at the switch its intermediate node injects from; with one-way links a
+            // node is delivered to by another switch, so the leg could end at the node itself.
+            let one_way = (0..topo.switches()).any(|s| {
+                (0..topo.ports(s)).any(|p| topo.one_way(s, p) != crate::topology::OneWay::No)
+            });
+            check(
+                !one_way,
+                &format!(
+                    "`{}` has one-way links (RUFT); Valiant and UGAL need every node to receive on the switch it injects from",
+                    topo.spec()
+                ),
+            )?;
+        }
         if topo.bubble_flow_control() {
             let ring_queue = if self.output_queue_packets > 0 {
                 self.output_queue_packets
