@@ -266,7 +266,7 @@ impl<T> Registry<T> {
     pub fn help(&self) -> String {
         self.entries
             .iter()
-            .map(|e| format!("  {:<16} [{}]  {}", e.name, e.keys.join(","), e.help))
+            .map(|e| format!("  {:<20} [{}]  {}", e.name, e.keys.join(","), e.help))
             .collect::<Vec<_>>()
             .join("\n")
     }
