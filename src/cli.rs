@@ -134,9 +134,10 @@ enum Command {
         /// Longest drain before a point is declared saturated.
         #[arg(long)]
         drain: Option<u64>,
-        /// Routing algorithm: minimal (default), valiant or ugal (overrides `[network] routing`).
-        #[arg(long, value_parser = parse_routing)]
-        routing: Option<Routing>,
+        /// Routing algorithms, comma-separated (minimal, valiant, ugal): one curve per topology and
+        /// routing (overrides `routings` and `[network] routing`).
+        #[arg(long, value_delimiter = ',', value_parser = parse_routing)]
+        routing: Vec<Routing>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -353,7 +354,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 Some(path) => SweepConfig::load(path)?,
                 None => SweepConfig::default(),
             };
-            cfg.network.routing = routing.unwrap_or(cfg.network.routing);
+            if !routing.is_empty() {
+                cfg.routings = routing;
+            }
             if !topology.is_empty() {
                 cfg.topologies = topology;
             }

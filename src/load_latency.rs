@@ -2,7 +2,7 @@
 //! offered loads, in parallel across runs (each run single-threaded and deterministic for its seed).
 
 use crate::error::{Error, Result};
-use crate::network::{self, LoadPoint, NetworkModel, OpenLoopParams};
+use crate::network::{self, LoadPoint, NetworkModel, OpenLoopParams, Routing};
 use crate::{topology, traffic};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -21,6 +21,9 @@ pub struct SweepConfig {
     pub loads: Option<String>,
     /// Seed of every random choice.
     pub seed: Option<u64>,
+    /// Routing algorithms, one curve each per topology (default: `[network] routing` alone).
+    #[serde(default)]
+    pub routings: Vec<Routing>,
     /// Phases (the `load` field is ignored: the sweep sets it).
     #[serde(default)]
     pub open_loop: OpenLoopParams,
@@ -47,6 +50,8 @@ pub struct Curve {
     pub topology: String,
     /// Canonical traffic spec.
     pub traffic: String,
+    /// Routing algorithm.
+    pub routing: Routing,
     /// Points in increasing offered load.
     pub points: Vec<LoadPoint>,
 }
@@ -111,25 +116,46 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
             pattern.bind(t.nodes(), seed)
         })
         .collect::<Result<Vec<_>>>()?;
-    let jobs: Vec<(usize, f64)> = (0..topos.len())
-        .flat_map(|t| loads.iter().map(move |&l| (t, l)))
+    let routings = if cfg.routings.is_empty() {
+        vec![cfg.network.routing]
+    } else {
+        cfg.routings.clone()
+    };
+    let curves: Vec<(usize, Routing)> = (0..topos.len())
+        .flat_map(|t| routings.iter().map(move |&r| (t, r)))
+        .collect();
+    for &(t, routing) in &curves {
+        NetworkModel {
+            routing,
+            ..cfg.network
+        }
+        .validate(topos[t].as_ref())?;
+    }
+    let jobs: Vec<(usize, Routing, f64)> = curves
+        .iter()
+        .flat_map(|&(t, r)| loads.iter().map(move |&l| (t, r, l)))
         .collect();
     let points = jobs
         .par_iter()
-        .map(|&(t, load)| {
+        .map(|&(t, routing, load)| {
             let params = OpenLoopParams {
                 load,
                 ..cfg.open_loop
             };
-            network::simulate_open_loop(topos[t].as_ref(), &cfg.network, &dests[t], &params, seed)
+            let model = NetworkModel {
+                routing,
+                ..cfg.network
+            };
+            network::simulate_open_loop(topos[t].as_ref(), &model, &dests[t], &params, seed)
         })
         .collect::<Result<Vec<_>>>()?;
     let mut points = points.into_iter();
-    Ok(topos
+    Ok(curves
         .iter()
-        .map(|t| Curve {
-            topology: t.spec(),
+        .map(|&(t, routing)| Curve {
+            topology: topos[t].spec(),
             traffic: pattern.spec(),
+            routing,
             points: points.by_ref().take(loads.len()).collect(),
         })
         .collect())

@@ -118,3 +118,39 @@ fn one_way_topologies_refuse_non_minimal_routing() {
     let e = simulate(t.as_ref(), &model, &program, &(0..8).collect::<Vec<_>>(), 1).unwrap_err();
     assert!(e.to_string().contains("one-way links"), "{e}");
 }
+
+#[test]
+fn load_latency_draws_one_curve_per_routing() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args([
+            "load-latency",
+            "--topology",
+            "dragonfly:p=2,a=4,h=2",
+            "--traffic",
+            "uniform",
+        ])
+        .args([
+            "--routing",
+            "minimal,ugal",
+            "--loads",
+            "0.1",
+            "--measure",
+            "1000",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let curves: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let routings: Vec<&str> = curves
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["routing"].as_str().unwrap())
+        .collect();
+    assert_eq!(routings, ["minimal", "ugal"]);
+}

@@ -67,6 +67,17 @@ pub enum Routing {
     Ugal,
 }
 
+impl Routing {
+    /// The name configs and `--routing` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Routing::Minimal => "minimal",
+            Routing::Valiant => "valiant",
+            Routing::Ugal => "ugal",
+        }
+    }
+}
+
 impl Default for NetworkModel {
     fn default() -> Self {
         NetworkModel {

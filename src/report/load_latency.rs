@@ -8,7 +8,13 @@ use std::fmt::Write as _;
 pub fn text(curves: &[Curve]) -> String {
     let mut t = String::new();
     for c in curves {
-        let _ = writeln!(t, "{} under {}", c.topology, c.traffic);
+        let _ = writeln!(
+            t,
+            "{} under {}, {} routing",
+            c.topology,
+            c.traffic,
+            c.routing.name()
+        );
         let _ = writeln!(
             t,
             "  offered  accepted  latency  max-lat  hops   packets  saturated"
@@ -33,15 +39,16 @@ pub fn text(curves: &[Curve]) -> String {
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
-        "topology,traffic,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated\n",
+        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated\n",
     );
     for c in curves {
         for p in &c.points {
             let _ = writeln!(
                 t,
-                "\"{}\",\"{}\",{},{},{},{},{},{},{},{}",
+                "\"{}\",\"{}\",{},{},{},{},{},{},{},{},{}",
                 c.topology,
                 c.traffic,
+                c.routing.name(),
                 p.offered,
                 p.generated,
                 p.accepted,
@@ -130,11 +137,12 @@ pub fn svg(curves: &[Curve]) -> String {
         }
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{} ({})</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{} ({}, {})</text>",
             left + pw + 12.0,
             top + 16.0 + 18.0 * i as f64,
             c.topology,
-            c.traffic
+            c.traffic,
+            c.routing.name()
         );
     }
     s.push_str("</svg>\n");
