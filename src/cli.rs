@@ -268,10 +268,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             let (cfg, records) = campaign::merge(&dirs)?;
             let a = campaign::analysis::analyse(&cfg, &records)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
-            std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-                path: dir.display().to_string(),
-                source,
-            })?;
+            std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
             report::campaign::write_all(&a, &dir)?;
             print!("{}", report::campaign::markdown(&a));
         }
@@ -370,10 +367,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
             if let Some(dir) = out {
-                std::fs::create_dir_all(&dir).map_err(|source| Error::Io {
-                    path: dir.display().to_string(),
-                    source,
-                })?;
+                std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
                 report::write_atomic(&dir.join("load-latency.json"), text.as_bytes())?;
                 let csv = report::load_latency::csv(&curves);
                 report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;

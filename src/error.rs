@@ -62,6 +62,17 @@ pub enum Error {
     Deadlock(Box<DeadlockReport>),
 }
 
+impl Error {
+    /// An I/O failure on `path`, for `map_err`: `fs::read(p).map_err(Error::io(p.display()))`.
+    /// The path is formatted only if the error happens (parsers call this once per line).
+    pub fn io<P: fmt::Display>(path: P) -> impl Fn(std::io::Error) -> Error {
+        move |source| Error::Io {
+            path: path.to_string(),
+            source,
+        }
+    }
+}
+
 /// Who waits on what when a replay can go no further (NeXosim-style deadlock report).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeadlockReport {

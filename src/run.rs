@@ -71,10 +71,7 @@ pub struct JobReport {
 impl RunConfig {
     /// Reads a TOML run config; syntax and unknown-key errors carry file:line:column.
     pub fn load(path: &Path) -> Result<RunConfig> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
         toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
     }
 }

@@ -129,10 +129,7 @@ fn is_trace(workload: &str) -> bool {
 impl CampaignConfig {
     /// Reads and validates a campaign config; errors in the file carry file:line:column.
     pub fn load(path: &Path) -> Result<CampaignConfig> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.display().to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
         let cfg: CampaignConfig =
             toml::from_str(&text).map_err(|e| run::toml_error(path, &text, &e))?;
         cfg.validate()
@@ -325,17 +322,10 @@ struct Manifest {
 const MANIFEST: &str = "campaign.json";
 const RESULTS: &str = "results.jsonl";
 
-fn io_err(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
-    move |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    }
-}
-
 /// Reads the config stored in a results directory.
 pub fn load_dir(dir: &Path) -> Result<(CampaignConfig, Vec<RunRecord>)> {
     let path = dir.join(MANIFEST);
-    let text = std::fs::read_to_string(&path).map_err(io_err(&path))?;
+    let text = std::fs::read_to_string(&path).map_err(Error::io(path.display()))?;
     let m: Manifest = serde_json::from_str(&text).map_err(|e| Error::File {
         path: path.display().to_string(),
         line: e.line(),
@@ -352,7 +342,7 @@ fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io_err(&path)(e)),
+        Err(e) => return Err(Error::io(path.display())(e)),
     };
     let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
     let mut seen = std::collections::BTreeSet::new();
@@ -387,13 +377,15 @@ fn open_results(dir: &Path) -> Result<std::fs::File> {
         .create(true)
         .append(true)
         .open(&path)
-        .map_err(io_err(&path))?;
+        .map_err(Error::io(path.display()))?;
     let mut text = Vec::new();
-    f.read_to_end(&mut text).map_err(io_err(&path))?;
+    f.read_to_end(&mut text)
+        .map_err(Error::io(path.display()))?;
     let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     if keep < text.len() {
-        f.set_len(keep as u64).map_err(io_err(&path))?;
-        f.seek(std::io::SeekFrom::End(0)).map_err(io_err(&path))?;
+        f.set_len(keep as u64).map_err(Error::io(path.display()))?;
+        f.seek(std::io::SeekFrom::End(0))
+            .map_err(Error::io(path.display()))?;
     }
     Ok(f)
 }
@@ -406,7 +398,7 @@ pub fn run_campaign(
     shard: Option<Shard>,
     show_progress: bool,
 ) -> Result<Progress> {
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
     let hash = cfg.hash();
     let manifest_path = dir.join(MANIFEST);
     if manifest_path.exists() {
@@ -480,7 +472,7 @@ pub fn run_campaign(
                 let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
                 f.write_all(line.as_bytes())
                     .and_then(|()| f.sync_data())
-                    .map_err(io_err(&results_path))?;
+                    .map_err(Error::io(results_path.display()))?;
             }
             bar.set_message(format!("{} {}", run.label, run.workload));
             bar.inc(1);

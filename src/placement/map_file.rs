@@ -40,10 +40,7 @@ impl Placement for MapFile {
         _seed: u64,
     ) -> Result<Vec<u32>> {
         let path = self.path.display().to_string();
-        let text = std::fs::read_to_string(&self.path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(&self.path).map_err(Error::io(&path))?;
         let at = |line: usize, column: usize, message: String| Error::File {
             path: path.clone(),
             line,

@@ -205,10 +205,7 @@ pub fn write_atomic_with(
     path: &Path,
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
-    let io = |source| Error::Io {
-        path: path.display().to_string(),
-        source,
-    };
+    let io = Error::io(path.display());
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -230,5 +227,5 @@ pub fn write_atomic_with(
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io)
+    result.map_err(&io)
 }

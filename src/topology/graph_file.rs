@@ -33,10 +33,7 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let path = p
             .raw("file")
             .ok_or_else(|| p.invalid("needs file=PATH (an edge-list file)"))?;
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-            path: path.to_string(),
-            source,
-        })?;
+        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
         Ok(Box::new(parse(path, &text)?))
     },
 };

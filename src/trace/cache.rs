@@ -102,10 +102,7 @@ pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
     };
     let mut h = Hasher::default();
     for s in &sources {
-        hash_file(&mut h, s).map_err(|source| crate::error::Error::Io {
-            path: s.display().to_string(),
-            source,
-        })?;
+        hash_file(&mut h, s).map_err(crate::error::Error::io(s.display()))?;
     }
     let described = format!(
         "{format:?} {:?} {:?} {:?} {} {}",

@@ -34,18 +34,14 @@ pub fn read(path: &Path) -> Result<Program> {
 /// Opens `path` for reading lines, decompressing it on the fly if it starts with the zstd magic
 /// bytes; a truncated or corrupt zstd stream surfaces as an error naming the file when read.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {
-    let name = path.display().to_string();
-    let io = |source| Error::Io {
-        path: name.clone(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
+    let io = Error::io(path.display());
+    let file = File::open(path).map_err(&io)?;
     let mut input = BufReader::new(file);
-    if input.fill_buf().map_err(io)?.starts_with(&ZSTD_MAGIC) {
-        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(io)?;
+    if input.fill_buf().map_err(&io)?.starts_with(&ZSTD_MAGIC) {
+        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(&io)?;
         Ok(Box::new(BufReader::new(ZstdReader {
             inner: decoder,
-            path: name,
+            path: path.display().to_string(),
         })))
     } else {
         Ok(Box::new(input))
@@ -75,15 +71,12 @@ impl<R: std::io::Read> std::io::Read for ZstdReader<R> {
 /// Like [`read`], expanding collectives with `algorithms`.
 pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
     let name = path.display().to_string();
-    let io = |source| Error::Io {
-        path: name.clone(),
-        source,
-    };
-    let file = File::open(path).map_err(io)?;
+    let io = Error::io(&name);
+    let file = File::open(path).map_err(&io)?;
     let mut input = BufReader::new(file);
-    let compressed = input.fill_buf().map_err(io)?.starts_with(&ZSTD_MAGIC);
+    let compressed = input.fill_buf().map_err(&io)?.starts_with(&ZSTD_MAGIC);
     if compressed {
-        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(io)?;
+        let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(&io)?;
         parser::parse_with(&name, BufReader::new(decoder), algorithms).map_err(|e| match e {
             Error::Io { path, source } => Error::Invalid(format!(
                 "{path}: the zstd stream is truncated or corrupt ({source}); the trace was not read"

@@ -557,10 +557,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
     loop {
         // Fast path: whole lines of common events straight from the reader's buffer, no copy.
         if let State::Events(version, per_rank) = &mut state {
-            let avail = input.fill_buf().map_err(|source| Error::Io {
-                path: path.to_string(),
-                source,
-            })?;
+            let avail = input.fill_buf().map_err(Error::io(path))?;
             let mut used = 0;
             while let Some(nl) = memchr::memchr(b'\n', &avail[used..]) {
                 if !fast_event(&avail[used..used + nl + 1], per_rank, *version) {
@@ -578,10 +575,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
         let read = (&mut input)
             .take(MAX_LINE as u64 + 1)
             .read_until(b'\n', &mut buf)
-            .map_err(|source| Error::Io {
-                path: path.to_string(),
-                source,
-            })?;
+            .map_err(Error::io(path))?;
         if read == 0 {
             break;
         }

@@ -467,12 +467,7 @@ pub(crate) fn lines(
     let mut no = 0;
     loop {
         buf.clear();
-        let read = input
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| Error::Io {
-                path: path.to_string(),
-                source,
-            })?;
+        let read = input.read_until(b'\n', &mut buf).map_err(Error::io(path))?;
         if read == 0 {
             return Ok(());
         }
