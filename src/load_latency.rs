@@ -35,8 +35,7 @@ pub struct SweepConfig {
 impl SweepConfig {
     /// Reads a TOML sweep config, with file:line:column errors.
     pub fn load(path: &Path) -> Result<SweepConfig> {
-        let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
-        toml::from_str(&text).map_err(|e| crate::run::toml_error(path, &text, &e))
+        crate::run::load_toml(path)
     }
 }
 

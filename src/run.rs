@@ -71,13 +71,19 @@ pub struct JobReport {
 impl RunConfig {
     /// Reads a TOML run config; syntax and unknown-key errors carry file:line:column.
     pub fn load(path: &Path) -> Result<RunConfig> {
-        let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
-        toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
+        load_toml(path)
     }
 }
 
+/// Reads any TOML config file (run, sweep, campaign); syntax, type and unknown-key errors carry
+/// file:line:column.
+pub fn load_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
+    let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
+    toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
+}
+
 /// Converts a TOML error into a positioned [`Error::File`].
-pub fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
     let offset = e.span().map_or(0, |s| s.start).min(text.len());
     let before = &text[..offset];
     let line = before.matches('\n').count() + 1;

@@ -129,9 +129,7 @@ fn is_trace(workload: &str) -> bool {
 impl CampaignConfig {
     /// Reads and validates a campaign config; errors in the file carry file:line:column.
     pub fn load(path: &Path) -> Result<CampaignConfig> {
-        let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
-        let cfg: CampaignConfig =
-            toml::from_str(&text).map_err(|e| run::toml_error(path, &text, &e))?;
+        let cfg: CampaignConfig = run::load_toml(path)?;
         cfg.validate()
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(cfg)
