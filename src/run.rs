@@ -119,12 +119,41 @@ pub struct RunReport {
     /// Per-job results of a shared-machine run (empty for a single workload).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobReport>,
+    /// How fast the simulation ran.
+    #[serde(flatten)]
+    pub speed: Speed,
+}
+
+/// Simulation speed, as the benchmark reports it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Speed {
     /// Wall-clock seconds of the simulation proper (building the network and program excluded).
     pub wall_seconds: f64,
-    /// Simulation speed: phit-link traversals per wall second.
+    /// Phit-link traversals per wall second.
     pub phit_hops_per_second: f64,
-    /// Simulation speed: simulated node-cycles per wall second (nodes x completion cycles / wall time).
+    /// Simulated node-cycles per wall second (nodes x completion cycles / wall time).
     pub node_cycles_per_second: f64,
+}
+
+impl Speed {
+    /// Runs `simulate` and times it; the rates come from `nodes` and the [`Outcome`] that `outcome`
+    /// picks out of its result.
+    fn measure<T>(
+        nodes: u32,
+        simulate: impl FnOnce() -> Result<T>,
+        outcome: impl Fn(&T) -> &Outcome,
+    ) -> Result<(T, Speed)> {
+        let start = Instant::now();
+        let result = simulate()?;
+        let wall = start.elapsed().as_secs_f64().max(1e-9);
+        let o = outcome(&result);
+        let speed = Speed {
+            wall_seconds: wall,
+            phit_hops_per_second: o.phit_hops as f64 / wall,
+            node_cycles_per_second: f64::from(nodes) * o.completion_cycles as f64 / wall,
+        };
+        Ok((result, speed))
+    }
 }
 
 /// Builds everything `config` names and runs one simulation.
@@ -153,9 +182,11 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
     let program = wl.generator.generate(ranks)?;
 
-    let start = Instant::now();
-    let outcome = network::simulate(topo.as_ref(), &config.network, &program, &rank_node, seed)?;
-    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    let (outcome, speed) = Speed::measure(
+        topo.nodes(),
+        || network::simulate(topo.as_ref(), &config.network, &program, &rank_node, seed),
+        |o| o,
+    )?;
     Ok(RunReport {
         topology: topo.spec(),
         workload: format!("{},ranks={ranks}", wl.generator.spec()),
@@ -164,9 +195,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         ranks,
         nodes: topo.nodes(),
         network: config.network,
-        wall_seconds: wall,
-        phit_hops_per_second: outcome.phit_hops as f64 / wall,
-        node_cycles_per_second: f64::from(topo.nodes()) * outcome.completion_cycles as f64 / wall,
+        speed,
         outcome,
         jobs: Vec::new(),
     })
@@ -217,9 +246,11 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
             start: *start,
         })
         .collect();
-    let start = Instant::now();
-    let (outcome, completed) = network::simulate_jobs(topo, &config.network, &jobs, seed)?;
-    let wall = start.elapsed().as_secs_f64().max(1e-9);
+    let ((outcome, completed), speed) = Speed::measure(
+        topo.nodes(),
+        || network::simulate_jobs(topo, &config.network, &jobs, seed),
+        |(o, _)| o,
+    )?;
     let alone = jobs
         .par_iter()
         .map(|j| {
@@ -263,9 +294,7 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
         ranks: reports.iter().map(|j| j.ranks).sum(),
         nodes: topo.nodes(),
         network: config.network,
-        wall_seconds: wall,
-        phit_hops_per_second: outcome.phit_hops as f64 / wall,
-        node_cycles_per_second: f64::from(topo.nodes()) * outcome.completion_cycles as f64 / wall,
+        speed,
         outcome,
         jobs: reports,
     })

@@ -463,7 +463,7 @@ pub fn run_campaign(
                 completion_cycles: r.outcome.completion_cycles,
                 messages: r.outcome.messages,
                 phit_hops: r.outcome.phit_hops,
-                wall_seconds: r.wall_seconds,
+                wall_seconds: r.speed.wall_seconds,
             };
             let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
             {

@@ -181,9 +181,9 @@ pub fn run_text(r: &RunReport) -> String {
     let _ = writeln!(
         t,
         "wall time            {:.3} s ({:.1} M phit-hops/s, {:.1} M node-cycles/s)",
-        r.wall_seconds,
-        r.phit_hops_per_second / 1e6,
-        r.node_cycles_per_second / 1e6
+        r.speed.wall_seconds,
+        r.speed.phit_hops_per_second / 1e6,
+        r.speed.node_cycles_per_second / 1e6
     );
     t
 }
