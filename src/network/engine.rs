@@ -531,6 +531,12 @@ impl<'a, D: Driver> Engine<'a, D> {
 
     // ---- buffers ----
 
+    /// Whether buffer `b` is a node's injection queue (whose packets are formed lazily from messages).
+    #[inline]
+    fn is_injection(&self, b: u32) -> bool {
+        (self.inj_base..self.out_base).contains(&b)
+    }
+
     #[inline]
     fn mark_dirty(&mut self, b: u32) {
         if self.bufs[b as usize].dirty_at != self.now {
@@ -646,7 +652,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         if self.bufs[b as usize].sending {
             return Decision::NotReady;
         }
-        if (self.inj_base..self.out_base).contains(&b) {
+        if self.is_injection(b) {
             if self.node_queue[(b - self.inj_base) as usize].is_empty() {
                 return Decision::NotReady;
             }
@@ -807,7 +813,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         let now = self.now;
         let p = self.packet_phits;
         self.stop_waiting(b);
-        let pkt = if (self.inj_base..self.out_base).contains(&b) {
+        let pkt = if self.is_injection(b) {
             self.new_packet(b - self.inj_base)
         } else {
             self.pop_front(b)
@@ -951,7 +957,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         let b = self.chans[channel as usize].sender;
         self.bufs[b as usize].sending = false;
         self.wake_waiters(channel);
-        if (self.inj_base..self.out_base).contains(&b) {
+        if self.is_injection(b) {
             self.mark_dirty(b);
             return;
         }
