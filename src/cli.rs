@@ -54,7 +54,8 @@ enum Command {
         /// Seed of every random choice (arbitration, tie-breaks, random placement).
         #[arg(long)]
         seed: Option<u64>,
-        /// Routing algorithm: minimal (default), valiant or ugal (overrides `[network] routing`).
+        /// Routing algorithm: minimal (default), valiant, ugal or lbr[:period=T,valiant=M]
+        /// (overrides `[network] routing`).
         #[arg(long, value_parser = parse_routing)]
         routing: Option<Routing>,
         /// Print JSON instead of text.
@@ -134,10 +135,10 @@ enum Command {
         /// Longest drain before a point is declared saturated.
         #[arg(long)]
         drain: Option<u64>,
-        /// Routing algorithms, comma-separated (minimal, valiant, ugal): one curve per topology and
-        /// routing (overrides `routings` and `[network] routing`).
-        #[arg(long, value_delimiter = ',', value_parser = parse_routing)]
-        routing: Vec<Routing>,
+        /// Routing algorithms, comma-separated (minimal, valiant, ugal, lbr[:period=T,valiant=M]):
+        /// one curve per topology and routing (overrides `routings` and `[network] routing`).
+        #[arg(long)]
+        routing: Option<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -162,12 +163,23 @@ enum TraceAction {
 }
 
 fn parse_routing(text: &str) -> std::result::Result<Routing, String> {
-    match text {
-        "minimal" => Ok(Routing::Minimal),
-        "valiant" => Ok(Routing::Valiant),
-        "ugal" => Ok(Routing::Ugal),
-        other => Err(format!("`{other}`: accepted are minimal, valiant, ugal")),
+    Routing::parse(text).map_err(|e| e.to_string())
+}
+
+/// A comma-separated list of routing specs, whose own parameters are comma-separated too: a piece
+/// that is only `key=value` continues the spec before it (`minimal,lbr:period=8,valiant=2,ugal`).
+fn parse_routings(text: &str) -> Result<Vec<Routing>> {
+    let mut specs: Vec<String> = Vec::new();
+    for piece in text.split(',') {
+        match specs.last_mut() {
+            Some(last) if piece.contains('=') && !piece.contains(':') => {
+                last.push(',');
+                last.push_str(piece);
+            }
+            _ => specs.push(piece.to_string()),
+        }
     }
+    specs.iter().map(|s| Routing::parse(s)).collect()
 }
 
 fn registry_help() -> String {
@@ -227,7 +239,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 Some(path) => RunConfig::load(path)?,
                 None => RunConfig::default(),
             };
-            cfg.network.routing = routing.unwrap_or(cfg.network.routing);
+            if let Some(routing) = routing {
+                cfg.network.routing = routing;
+            }
             cfg.topology = topology.or(cfg.topology);
             cfg.workload = workload.or(cfg.workload);
             cfg.placement = placement.or(cfg.placement);
@@ -351,8 +365,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 Some(path) => SweepConfig::load(path)?,
                 None => SweepConfig::default(),
             };
-            if !routing.is_empty() {
-                cfg.routings = routing;
+            if let Some(routing) = routing {
+                cfg.routings = parse_routings(&routing)?;
             }
             if !topology.is_empty() {
                 cfg.topologies = topology;

@@ -11,6 +11,7 @@ pub mod network;
 pub mod placement;
 pub mod report;
 pub mod rng;
+pub mod routing;
 pub mod run;
 pub mod spec;
 pub mod topology;

@@ -113,21 +113,18 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         })
         .collect::<Result<Vec<_>>>()?;
     let routings = if cfg.routings.is_empty() {
-        vec![cfg.network.routing]
+        vec![cfg.network.routing.clone()]
     } else {
         cfg.routings.clone()
     };
-    let curves: Vec<(usize, Routing)> = (0..topos.len())
-        .flat_map(|t| routings.iter().map(move |&r| (t, r)))
+    let curves: Vec<(usize, &Routing)> = (0..topos.len())
+        .flat_map(|t| routings.iter().map(move |r| (t, r)))
         .collect();
     for &(t, routing) in &curves {
-        NetworkModel {
-            routing,
-            ..cfg.network
-        }
-        .validate(topos[t].as_ref())?;
+        // Fails early (before any simulation) on a routing the topology cannot run.
+        routing.build(topos[t].as_ref())?;
     }
-    let jobs: Vec<(usize, Routing, f64)> = curves
+    let jobs: Vec<(usize, &Routing, f64)> = curves
         .iter()
         .flat_map(|&(t, r)| loads.iter().map(move |&l| (t, r, l)))
         .collect();
@@ -139,8 +136,8 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
                 ..cfg.open_loop
             };
             let model = NetworkModel {
-                routing,
-                ..cfg.network
+                routing: routing.clone(),
+                ..cfg.network.clone()
             };
             network::simulate_open_loop(topos[t].as_ref(), &model, &dests[t], &params, seed)
         })
@@ -151,7 +148,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         .map(|&(t, routing)| Curve {
             topology: topos[t].spec(),
             traffic: pattern.spec(),
-            routing,
+            routing: routing.clone(),
             points: points.by_ref().take(loads.len()).collect(),
         })
         .collect())

@@ -91,7 +91,7 @@ fn routing_delay_and_fly_time() {
         ..NetworkModel::default()
     };
     assert_eq!(
-        one_message("fat-tree:k=4,n=2", 0, 15, 64, model).completion_cycles,
+        one_message("fat-tree:k=4,n=2", 0, 15, 64, model.clone()).completion_cycles,
         112
     );
     // With 2-packet output queues (seed 000), each switch adds one cycle to cross into the output queue.
@@ -101,7 +101,7 @@ fn routing_delay_and_fly_time() {
         ..model
     };
     assert_eq!(
-        one_message("fat-tree:k=4,n=2", 0, 15, 64, model).completion_cycles,
+        one_message("fat-tree:k=4,n=2", 0, 15, 64, model.clone()).completion_cycles,
         115
     );
 }
@@ -253,7 +253,7 @@ fn routing_deadlock_is_detected_and_named() {
     };
     for (spec, model) in [
         ("torus:k=8,n=1", two),
-        ("torus:k=8,n=1,deadlock=dateline", one),
+        ("torus:k=8,n=1,deadlock=dateline", one.clone()),
     ] {
         let torus = topology::build(spec).unwrap();
         let o = simulate(torus.as_ref(), &model, &program, &nodes, 1).unwrap();

@@ -4,7 +4,7 @@
 use netreplay::network::{LoadPoint, NetworkModel, OpenLoopParams, simulate_open_loop};
 use netreplay::{topology, traffic};
 
-fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: NetworkModel) -> LoadPoint {
+fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: &NetworkModel) -> LoadPoint {
     let t = topology::build(topo).unwrap();
     let dest = traffic::build(pattern).unwrap().bind(t.nodes(), 1).unwrap();
     let params = OpenLoopParams {
@@ -12,7 +12,7 @@ fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: NetworkModel
         measure_cycles: measure,
         ..OpenLoopParams::default()
     };
-    simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
+    simulate_open_loop(t.as_ref(), model, &dest, &params, 1).unwrap()
 }
 
 fn within(got: f64, want: f64, tolerance: f64) -> bool {
@@ -33,7 +33,7 @@ fn zero_load_latency_matches_the_hand_computed_average() {
         l * (1.0 + f) + (l - 1.0) * r + 16.0
     }
     let default = NetworkModel::default();
-    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, default);
+    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, &default);
     assert!(p.packets_measured > 500, "{}", p.packets_measured);
     assert!(
         within(p.mean_latency, fat_l(0.0, 0.0), 0.02),
@@ -44,16 +44,16 @@ fn zero_load_latency_matches_the_hand_computed_average() {
     let seed000 = NetworkModel {
         routing_delay: 20,
         fly_time: 8,
-        ..default
+        ..default.clone()
     };
-    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, seed000);
+    let p = point("fat-tree:k=4,n=3", "uniform", 0.002, 100_000, &seed000);
     assert!(
         within(p.mean_latency, fat_l(8.0, 20.0), 0.02),
         "{} vs {}",
         p.mean_latency,
         fat_l(8.0, 20.0)
     );
-    let p = point("torus:k=4,n=2", "uniform", 0.002, 200_000, default);
+    let p = point("torus:k=4,n=2", "uniform", 0.002, 200_000, &default);
     let torus = 32.0 / 15.0 + 2.0 + 16.0;
     assert!(
         within(p.mean_latency, torus, 0.02),
@@ -74,7 +74,7 @@ fn zero_load_latency_matches_the_hand_computed_average() {
 fn accepted_equals_offered_below_saturation_and_flattens_above() {
     let model = NetworkModel::default();
     for load in [0.1, 0.3, 0.5] {
-        let p = point("torus:k=4,n=2", "uniform", load, 50_000, model);
+        let p = point("torus:k=4,n=2", "uniform", load, 50_000, &model);
         assert!(!p.saturated, "{load}");
         // The Bernoulli sources generate the offered load up to sampling noise (thousands of packets)...
         assert!(
@@ -92,7 +92,7 @@ fn accepted_equals_offered_below_saturation_and_flattens_above() {
     }
     let high: Vec<LoadPoint> = [0.9, 1.0]
         .iter()
-        .map(|&l| point("torus:k=4,n=2", "uniform", l, 20_000, model))
+        .map(|&l| point("torus:k=4,n=2", "uniform", l, 20_000, &model))
         .collect();
     for p in &high {
         assert!(
@@ -118,7 +118,7 @@ fn hop_histogram_of_bit_complement_on_a_fat_tree() {
         "bit-complement",
         0.1,
         10_000,
-        NetworkModel::default(),
+        &NetworkModel::default(),
     );
     assert_eq!(p.hop_histogram.len(), 7);
     assert_eq!(p.hop_histogram[6], p.packets_measured);
@@ -138,14 +138,14 @@ fn same_seed_same_point() {
         "hotspot",
         0.3,
         5_000,
-        NetworkModel::default(),
+        &NetworkModel::default(),
     );
     let b = point(
         "thin-tree:k=4,up=2,n=3",
         "hotspot",
         0.3,
         5_000,
-        NetworkModel::default(),
+        &NetworkModel::default(),
     );
     assert_eq!(a, b);
 }

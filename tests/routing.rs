@@ -1,16 +1,16 @@
-//! Routing algorithms on top of the topologies' minimal routing: Valiant and UGAL (seed 003 §III-C),
-//! checked against the classic dragonfly results and for deadlock freedom on every workload.
+//! Routing algorithms on top of the topologies' minimal routing: Valiant, UGAL and LBR (seed 003
+//! §III-C), checked against the classic dragonfly results and for deadlock freedom on every workload.
 
 use netreplay::network::{
     LoadPoint, NetworkModel, OpenLoopParams, Routing, simulate, simulate_open_loop,
 };
 use netreplay::{topology, traffic, workload};
 
-fn point(topo: &str, pattern: &str, load: f64, routing: Routing) -> LoadPoint {
+fn point(topo: &str, pattern: &str, load: f64, routing: &str) -> LoadPoint {
     let t = topology::build(topo).unwrap();
     let dest = traffic::build(pattern).unwrap().bind(t.nodes(), 1).unwrap();
     let model = NetworkModel {
-        routing,
+        routing: Routing::parse(routing).unwrap(),
         ..NetworkModel::default()
     };
     let params = OpenLoopParams {
@@ -28,14 +28,14 @@ fn point(topo: &str, pattern: &str, load: f64, routing: Routing) -> LoadPoint {
 #[test]
 fn dragonfly_adversarial_traffic() {
     let df = "dragonfly:p=2,a=4,h=2";
-    let minimal = point(df, "next-group:size=8", 0.4, Routing::Minimal);
+    let minimal = point(df, "next-group:size=8", 0.4, "minimal");
     assert!(
         minimal.saturated && (0.115..0.135).contains(&minimal.accepted),
         "{}",
         minimal.accepted
     );
-    let valiant = point(df, "next-group:size=8", 0.4, Routing::Valiant);
-    let ugal = point(df, "next-group:size=8", 0.4, Routing::Ugal);
+    let valiant = point(df, "next-group:size=8", 0.4, "valiant");
+    let ugal = point(df, "next-group:size=8", 0.4, "ugal");
     assert!(
         valiant.accepted > 2.5 * minimal.accepted,
         "valiant {}",
@@ -46,15 +46,57 @@ fn dragonfly_adversarial_traffic() {
         "ugal {}",
         ugal.accepted
     );
+    let lbr = point(df, "next-group:size=8", 0.4, "lbr");
+    assert!(
+        lbr.accepted > 2.5 * minimal.accepted,
+        "lbr {}",
+        lbr.accepted
+    );
+}
+
+/// LBR (seed 003 §III-C-2) on a quiet network: every candidate has empty queues, so eq. 10 gives each
+/// of the 1 + M paths probability 1 / (1 + M). On a dragonfly the mean hop count then lies between the
+/// minimal one and Valiant's, at (minimal + M x Valiant) / (1 + M); with M = 1 half way.
+#[test]
+fn lbr_spreads_evenly_over_its_candidates_when_quiet() {
+    let df = "dragonfly:p=2,a=4,h=2";
+    let minimal = point(df, "uniform", 0.01, "minimal").mean_hops;
+    let valiant = point(df, "uniform", 0.01, "valiant").mean_hops;
+    for m in [1.0, 3.0] {
+        let lbr = point(df, "uniform", 0.01, &format!("lbr:valiant={m}")).mean_hops;
+        let expected = (minimal + m * valiant) / (1.0 + m);
+        assert!(
+            (lbr - expected).abs() < 0.04 * expected,
+            "M = {m}: lbr {lbr}, expected {expected} (minimal {minimal}, valiant {valiant})"
+        );
+    }
+}
+
+/// Seed 003's FleX under tornado traffic, which minimal routing (Algorithm 1) concentrates on few
+/// inter-layer links: LBR spreads it over Valiant paths and carries a third more (seed 003 Fig. 10(d)
+/// shows LBR extending FleX's saturation under tornado). A longer update period T reacts later and
+/// carries less at the same load (Fig. 14's trend).
+#[test]
+fn lbr_extends_flex_saturation_throughput() {
+    let flex = "flex:x=4,y=4,z=3,p=4";
+    let minimal = point(flex, "tornado", 0.6, "minimal");
+    let lbr = point(flex, "tornado", 0.6, "lbr:period=8");
+    assert!(minimal.saturated, "{minimal:?}");
+    assert!(
+        lbr.accepted > 1.25 * minimal.accepted,
+        "lbr {} vs minimal {}",
+        lbr.accepted,
+        minimal.accepted
+    );
 }
 
 /// Under uniform traffic at low load UGAL stays minimal (empty queues), Valiant takes longer paths.
 #[test]
 fn ugal_is_minimal_when_the_network_is_quiet() {
     let df = "dragonfly:p=2,a=4,h=2";
-    let minimal = point(df, "uniform", 0.02, Routing::Minimal);
-    let ugal = point(df, "uniform", 0.02, Routing::Ugal);
-    let valiant = point(df, "uniform", 0.02, Routing::Valiant);
+    let minimal = point(df, "uniform", 0.02, "minimal");
+    let ugal = point(df, "uniform", 0.02, "ugal");
+    let valiant = point(df, "uniform", 0.02, "valiant");
     assert!(
         (ugal.mean_hops - minimal.mean_hops).abs() < 0.05 * minimal.mean_hops,
         "{} vs {}",
@@ -69,10 +111,10 @@ fn ugal_is_minimal_when_the_network_is_quiet() {
     );
 }
 
-/// Every seed-004 workload completes, phits conserved, under both algorithms on families with and
+/// Every seed-004 workload completes, phits conserved, under every non-minimal algorithm on families with and
 /// without virtual channels of their own (bubble torus, dateline torus, hop-indexed dragonfly, tree).
 #[test]
-fn every_workload_completes_under_valiant_and_ugal() {
+fn every_workload_completes_under_valiant_ugal_and_lbr() {
     for topo in [
         "torus:k=4,n=3",
         "torus:k=8,n=2,deadlock=dateline",
@@ -80,9 +122,9 @@ fn every_workload_completes_under_valiant_and_ugal() {
         "fat-tree:k=4,n=3",
     ] {
         let t = topology::build(topo).unwrap();
-        for routing in [Routing::Valiant, Routing::Ugal] {
+        for routing in ["valiant", "ugal", "lbr", "lbr:period=1,valiant=1"] {
             let model = NetworkModel {
-                routing,
+                routing: Routing::parse(routing).unwrap(),
                 ..NetworkModel::default()
             };
             for wl in ["2w", "3w", "2m", "3m", "bu", "bt", "wf"] {
@@ -93,10 +135,10 @@ fn every_workload_completes_under_valiant_and_ugal() {
                     .unwrap();
                 let nodes: Vec<u32> = (0..64).collect();
                 let o = simulate(t.as_ref(), &model, &program, &nodes, 3)
-                    .unwrap_or_else(|e| panic!("{wl} on {topo} with {routing:?}: {e}"));
+                    .unwrap_or_else(|e| panic!("{wl} on {topo} with {routing}: {e}"));
                 assert_eq!(
                     o.phits_injected, o.phits_delivered,
-                    "{wl} on {topo} with {routing:?}"
+                    "{wl} on {topo} with {routing}"
                 );
             }
         }
@@ -107,7 +149,7 @@ fn every_workload_completes_under_valiant_and_ugal() {
 fn one_way_topologies_refuse_non_minimal_routing() {
     let t = topology::build("ruft:k=2,n=3").unwrap();
     let model = NetworkModel {
-        routing: Routing::Valiant,
+        routing: Routing::parse("valiant").unwrap(),
         ..NetworkModel::default()
     };
     let program = workload::build("bu:size=10")
@@ -131,7 +173,7 @@ fn load_latency_draws_one_curve_per_routing() {
         ])
         .args([
             "--routing",
-            "minimal,ugal",
+            "minimal,lbr:period=8,valiant=2,ugal",
             "--loads",
             "0.1",
             "--measure",
@@ -152,5 +194,5 @@ fn load_latency_draws_one_curve_per_routing() {
         .iter()
         .map(|c| c["routing"].as_str().unwrap())
         .collect();
-    assert_eq!(routings, ["minimal", "ugal"]);
+    assert_eq!(routings, ["minimal", "lbr:period=8,valiant=2", "ugal"]);
 }

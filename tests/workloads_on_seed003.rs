@@ -1,13 +1,15 @@
 //! Every seed-004 workload (sizes 10 and 1000 bytes, 64 ranks placed consecutively) on small instances
-//! of the seed-002/003 families: it completes without deadlock (hop-indexed virtual channels) and every
-//! phit injected is delivered exactly once.
+//! of the seed-002/003 families, under every routing algorithm (minimal, Valiant, UGAL, LBR): it
+//! completes without deadlock (the topology's virtual channels, a second set for the second leg of a
+//! non-minimal path) and every phit injected is delivered exactly once.
 
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::{NetworkModel, Routing, simulate};
 use netreplay::{placement, topology, workload};
 
 const WORKLOADS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];
 const SIZES: [u64; 2] = [10, 1000];
 const RANKS: u32 = 64;
+const ROUTINGS: [&str; 4] = ["minimal", "valiant", "ugal", "lbr:period=16"];
 
 fn every_workload_on(topo_spec: &str) {
     let topo = topology::build(topo_spec).unwrap();
@@ -15,7 +17,22 @@ fn every_workload_on(topo_spec: &str) {
         .unwrap()
         .place(RANKS, topo.as_ref(), 1)
         .unwrap();
-    let model = NetworkModel::default();
+    for routing in ROUTINGS {
+        let model = NetworkModel {
+            routing: Routing::parse(routing).unwrap(),
+            ..NetworkModel::default()
+        };
+        every_workload_under(topo_spec, topo.as_ref(), &nodes, &model);
+    }
+}
+
+fn every_workload_under(
+    topo_spec: &str,
+    topo: &dyn topology::Topology,
+    nodes: &[u32],
+    model: &NetworkModel,
+) {
+    let routing = &model.routing;
     for wl in WORKLOADS {
         for size in SIZES {
             let spec = format!("{wl}:size={size}");
@@ -24,13 +41,22 @@ fn every_workload_on(topo_spec: &str) {
                 .generator
                 .generate(RANKS)
                 .unwrap();
-            let o = simulate(topo.as_ref(), &model, &program, &nodes, 5)
-                .unwrap_or_else(|e| panic!("{spec} on {topo_spec}: {e}"));
+            let o = simulate(topo, model, &program, nodes, 5)
+                .unwrap_or_else(|e| panic!("{spec} on {topo_spec} ({routing}): {e}"));
             let packets: u64 = program.sends().map(|s| model.packets_for(s.2)).sum();
-            assert_eq!(o.packets, packets, "{spec} on {topo_spec}");
-            assert_eq!(o.phits_injected, o.phits, "{spec} on {topo_spec}");
-            assert_eq!(o.phits_delivered, o.phits_injected, "{spec} on {topo_spec}");
-            assert!(o.phit_hops >= 2 * o.phits, "{spec} on {topo_spec}");
+            assert_eq!(o.packets, packets, "{spec} on {topo_spec} ({routing})");
+            assert_eq!(
+                o.phits_injected, o.phits,
+                "{spec} on {topo_spec} ({routing})"
+            );
+            assert_eq!(
+                o.phits_delivered, o.phits_injected,
+                "{spec} on {topo_spec} ({routing})"
+            );
+            assert!(
+                o.phit_hops >= 2 * o.phits,
+                "{spec} on {topo_spec} ({routing})"
+            );
         }
     }
 }

@@ -268,7 +268,7 @@ impl CampaignConfig {
             workload: Some(self.workload_spec(&run.workload, run.size)?),
             placement: c.placement.clone(),
             seed: Some(self.seed.unwrap_or(1)),
-            network: self.network,
+            network: self.network.clone(),
             jobs: Vec::new(),
         })
     }

@@ -28,12 +28,13 @@
 //! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
 //! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
 
+use super::NetworkModel;
 use super::driver::{Consumed, Driver};
 use super::ranks::Step;
 use super::wheel::{Event, Wheel};
-use super::{NetworkModel, Routing};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::rng::Rng;
+use crate::routing::{NetView, PathChoice};
 use crate::topology::{Endpoint, RouteChoice, Topology};
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -160,14 +161,14 @@ struct Packet {
 /// All simulation state, in flat vectors indexed by small integer ids.
 pub(super) struct Engine<'a, D: Driver> {
     topo: &'a dyn Topology,
-    routing: Routing,
-    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's phases.
+    /// The run's routing algorithm (chooses a packet's intermediate at injection).
+    paths: Box<dyn PathChoice>,
+    non_minimal: bool,
+    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs.
     topo_vcs: u32,
     /// Switch and local port each node hangs on.
     node_switch: Vec<u32>,
     node_port: Vec<u32>,
-    /// Switch-to-switch hop distances, row-major (UGAL only).
-    distance: Vec<u16>,
     packet_phits: u32,
     packet_bytes: u64,
     vcs: u32,
@@ -229,17 +230,14 @@ impl<'a, D: Driver> Engine<'a, D> {
     pub(super) fn new(
         topo: &'a dyn Topology,
         model: &NetworkModel,
+        paths: Box<dyn PathChoice>,
         driver: D,
         rank_node: &'a [u32],
         seed: u64,
     ) -> Self {
         let topo_vcs = topo.virtual_channels();
-        let vcs = topo_vcs
-            * if model.routing == Routing::Minimal {
-                1
-            } else {
-                2
-            };
+        let non_minimal = paths.non_minimal();
+        let vcs = topo_vcs * if non_minimal { 2 } else { 1 };
         let nodes = topo.nodes();
         let switches = topo.switches();
         let mut port_start = Vec::with_capacity(switches as usize + 1);
@@ -352,21 +350,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         let horizon = u64::from(p) + u64::from(fly) + u64::from(routing) + 2;
         let (node_switch, node_port): (Vec<u32>, Vec<u32>) =
             (0..nodes).map(|n| topo.node_attachment(n)).unzip();
-        let distance = if model.routing == Routing::Ugal {
-            (0..switches)
-                .flat_map(|s| crate::topology::switch_distances(topo, s))
-                .map(|d| d.min(u32::from(u16::MAX)) as u16)
-                .collect()
-        } else {
-            Vec::new()
-        };
         Engine {
             topo,
-            routing: model.routing,
+            paths,
+            non_minimal,
             topo_vcs,
             node_switch,
             node_port,
-            distance,
             packet_phits: p,
             packet_bytes: model.packet_bytes(),
             vcs,
@@ -864,7 +854,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             queue.pop_front();
         }
         self.outcome.phits_injected += u64::from(self.packet_phits);
-        let via = self.choose_intermediate(node, dest);
+        let via = if self.non_minimal {
+            self.choose_intermediate(node, dest)
+        } else {
+            NO_VIA
+        };
         match self.free_pkts.pop() {
             Some(pkt) => {
                 self.pkts[pkt as usize] = Packet {
@@ -893,64 +887,25 @@ impl<'a, D: Driver> Engine<'a, D> {
 
     /// The intermediate node of a new packet from `src` to `dest` under the run's routing algorithm.
     fn choose_intermediate(&mut self, src: u32, dest: u32) -> u32 {
-        if self.routing == Routing::Minimal {
-            return NO_VIA;
-        }
-        let (src_sw, dst_sw) = (
-            self.node_switch[src as usize],
-            self.node_switch[dest as usize],
-        );
-        if src_sw == dst_sw {
-            return NO_VIA;
-        }
-        // A uniformly random node whose switch is neither end's (a few draws; none on tiny networks).
-        let via = (0..8)
-            .map(|_| self.rng.below(self.nodes))
-            .find(|&n| ![src_sw, dst_sw].contains(&self.node_switch[n as usize]))
-            .unwrap_or(NO_VIA);
-        if self.routing == Routing::Valiant || via == NO_VIA {
-            return via;
-        }
-        // UGAL-L: occupancy of the best local output towards each target, times the path's hops.
-        let via_sw = self.node_switch[via as usize];
-        let n = self.topo.switches();
-        let hops = |d: &[u16], a: u32, b: u32| u64::from(d[(a * n + b) as usize]);
-        let minimal_hops = hops(&self.distance, src_sw, dst_sw) + 1;
-        let valiant_hops =
-            hops(&self.distance, src_sw, via_sw) + hops(&self.distance, via_sw, dst_sw) + 1;
-        let minimal = self.local_queue(src, dest) * minimal_hops;
-        let valiant = self.local_queue(src, via) * valiant_hops;
-        if valiant < minimal { via } else { NO_VIA }
-    }
-
-    /// Phits queued in the least occupied next buffer of the first hop from `src`'s switch to `target`.
-    fn local_queue(&mut self, src: u32, target: u32) -> u64 {
-        let (sw, port) = (self.node_switch[src as usize], self.node_port[src as usize]);
-        self.route_scratch.clear();
-        self.topo
-            .route(sw, port, 0, target, &mut self.route_scratch);
-        let base = self.port_start[sw as usize];
-        self.route_scratch
-            .iter()
-            .map(|c| {
-                let gp = base + c.port;
-                let channel = if self.output_queues {
-                    self.xbar_base + gp
-                } else {
-                    gp
-                };
-                match self.chan_down[channel as usize] {
-                    SINK | NOWHERE => 0,
-                    down => {
-                        let d = (down + c.vc) as usize;
-                        u64::from(
-                            u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d],
-                        )
-                    }
-                }
-            })
-            .min()
-            .unwrap_or(0)
+        let mut view = View {
+            topo: self.topo,
+            now: self.now,
+            node_switch: &self.node_switch,
+            node_port: &self.node_port,
+            port_start: &self.port_start,
+            chan_down: &self.chan_down,
+            bufs: &self.bufs,
+            buf_free: &self.buf_free,
+            scratch: &mut self.route_scratch,
+            output_queues: self.output_queues,
+            xbar_base: self.xbar_base,
+            out_base: self.out_base,
+            vcs: self.vcs,
+            packet_phits: self.packet_phits,
+        };
+        self.paths
+            .intermediate(&mut view, &mut self.rng, src, dest)
+            .unwrap_or(NO_VIA)
     }
 
     fn transmit_done(&mut self, channel: u32) {
@@ -1061,5 +1016,79 @@ impl<D: Driver> std::fmt::Debug for Engine<'_, D> {
             .field("nodes", &self.nodes)
             .field("now", &self.now)
             .finish_non_exhaustive()
+    }
+}
+
+/// The engine's queues as a routing algorithm sees them at a packet's injection (see [`NetView`]).
+struct View<'e> {
+    topo: &'e dyn Topology,
+    now: u64,
+    node_switch: &'e [u32],
+    node_port: &'e [u32],
+    port_start: &'e [u32],
+    chan_down: &'e [u32],
+    bufs: &'e [Buffer],
+    buf_free: &'e [u32],
+    scratch: &'e mut Vec<RouteChoice>,
+    output_queues: bool,
+    xbar_base: u32,
+    out_base: u32,
+    vcs: u32,
+    packet_phits: u32,
+}
+
+impl NetView for View<'_> {
+    fn nodes(&self) -> u32 {
+        self.node_switch.len() as u32
+    }
+    fn switch_of(&self, node: u32) -> u32 {
+        self.node_switch[node as usize]
+    }
+    fn now(&self) -> u64 {
+        self.now
+    }
+    fn link_packets(&self, switch: u32, port: u32) -> u32 {
+        let gp = self.port_start[switch as usize] + port;
+        let held = |first: u32| {
+            (first..first + self.vcs)
+                .map(|b| u32::from(self.bufs[b as usize].fifo_len))
+                .sum::<u32>()
+        };
+        let queued = if self.output_queues {
+            held(self.out_base + gp * self.vcs)
+        } else {
+            0
+        };
+        match self.chan_down[gp as usize] {
+            SINK | NOWHERE => queued,
+            down => queued + held(down),
+        }
+    }
+    fn first_hop_queue(&mut self, src: u32, target: u32) -> u64 {
+        let (sw, port) = (self.node_switch[src as usize], self.node_port[src as usize]);
+        self.scratch.clear();
+        self.topo.route(sw, port, 0, target, self.scratch);
+        let base = self.port_start[sw as usize];
+        self.scratch
+            .iter()
+            .map(|c| {
+                let gp = base + c.port;
+                let channel = if self.output_queues {
+                    self.xbar_base + gp
+                } else {
+                    gp
+                };
+                match self.chan_down[channel as usize] {
+                    SINK | NOWHERE => 0,
+                    down => {
+                        let d = (down + c.vc) as usize;
+                        u64::from(
+                            u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d],
+                        )
+                    }
+                }
+            })
+            .min()
+            .unwrap_or(0)
     }
 }

@@ -12,6 +12,7 @@ mod ranks;
 pub mod stats;
 mod wheel;
 
+pub use crate::routing::Routing;
 pub use engine::Outcome;
 pub use open_loop::OpenLoopParams;
 
@@ -22,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 /// The parameters of the network model; defaults are seed 004 §3.1's (the contract's "Default network
 /// model"). Every field is a config value (`[network]` in a run config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct NetworkModel {
     /// Phits per packet (16). Messages are split into packets of this size, the last one padded.
@@ -43,39 +44,9 @@ pub struct NetworkModel {
     pub routing_delay: u32,
     /// Extra cycles a phit spends on each link beyond the one cycle to cross it (0; seed 000 uses 8).
     pub fly_time: u32,
-    /// Routing algorithm on top of the topology's minimal routing (`minimal`, `valiant`, `ugal`).
+    /// Routing algorithm on top of the topology's own routing, a spec string of
+    /// [`crate::routing::REGISTRY`]: `minimal` (default), `valiant`, `ugal`, `lbr:period=T,valiant=M`.
     pub routing: Routing,
-}
-
-/// How packets choose their path (seed 003 §III-C compares minimal, UGAL and its LBR).
-///
-/// `valiant` sends every packet first to a random intermediate node's switch, then to its destination
-/// (Valiant and Brebner), both legs by the topology's minimal routing; `ugal` (UGAL-L, Kim et al., as
-/// seed 003 describes it) decides at the source switch, per packet, between the minimal path and a
-/// Valiant path by comparing the local output queue occupancy times the hop count of each. The two legs
-/// use separate sets of the topology's virtual channels (the second set after the intermediate), so a
-/// deadlock-free minimal routing stays deadlock-free.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Routing {
-    /// The topology's own routing.
-    #[default]
-    Minimal,
-    /// Always through a random intermediate.
-    Valiant,
-    /// Minimal or Valiant per packet, by local queue occupancy x hops.
-    Ugal,
-}
-
-impl Routing {
-    /// The name configs and `--routing` use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Routing::Minimal => "minimal",
-            Routing::Valiant => "valiant",
-            Routing::Ugal => "ugal",
-        }
-    }
 }
 
 impl Default for NetworkModel {
@@ -88,7 +59,7 @@ impl Default for NetworkModel {
             output_queue_packets: 0,
             routing_delay: 0,
             fly_time: 0,
-            routing: Routing::Minimal,
+            routing: Routing::minimal(),
         }
     }
 }
@@ -139,24 +110,6 @@ impl NetworkModel {
             self.routing_delay <= 1 << 16 && self.fly_time <= 1 << 16,
             "routing_delay and fly_time must be at most 65536 cycles",
         )?;
-        check(
-            self.routing != Routing::Ugal || topo.switches() <= 8192,
-            "UGAL keeps a switch-to-switch distance table and handles at most 8192 switches",
-        )?;
-        if self.routing != Routing::Minimal {
-            // A Valiant leg ends at the switch its intermediate node injects from; with one-way links a
-            // node is delivered to by another switch, so the leg could end at the node itself.
-            let one_way = (0..topo.switches()).any(|s| {
-                (0..topo.ports(s)).any(|p| topo.one_way(s, p) != crate::topology::OneWay::No)
-            });
-            check(
-                !one_way,
-                &format!(
-                    "`{}` has one-way links (RUFT); Valiant and UGAL need every node to receive on the switch it injects from",
-                    topo.spec()
-                ),
-            )?;
-        }
         if topo.bubble_flow_control() {
             let ring_queue = if self.output_queue_packets > 0 {
                 self.output_queue_packets
@@ -194,7 +147,8 @@ pub fn simulate(
         )));
     }
     let ranks = ranks::Ranks::new(program);
-    engine::Engine::new(topo, model, ranks, rank_node, seed)
+    let paths = model.routing.build(topo)?;
+    engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
         .run()
         .map(|(outcome, _)| outcome)
 }
@@ -241,9 +195,11 @@ pub fn simulate_jobs(
     }
     let drivers = jobs.iter().map(|j| ranks::Ranks::new(j.program)).collect();
     let starts = jobs.iter().map(|j| j.start).collect();
+    let paths = model.routing.build(topo)?;
     let (outcome, driver) = engine::Engine::new(
         topo,
         model,
+        paths,
         jobs::Jobs::new(drivers, starts),
         &rank_node,
         seed,
@@ -310,7 +266,9 @@ pub fn simulate_open_loop(
         nodes,
         seed,
     );
-    let (outcome, sources) = engine::Engine::new(topo, model, sources, &identity, seed).run()?;
+    let paths = model.routing.build(topo)?;
+    let (outcome, sources) =
+        engine::Engine::new(topo, model, paths, sources, &identity, seed).run()?;
     let s = &sources.stats;
     let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
     let generated = s.generated_in_window as f64 / per_node_cycle;
