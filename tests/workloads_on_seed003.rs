@@ -76,6 +76,13 @@ fn hyperx() {
     every_workload_on("hyperx:l=2,s=4,t=4");
 }
 
+/// Unequal widths and parallel links (seed 003 §II-B in full): 2x4x4 routers, 2 terminals each (64
+/// nodes), two links per router pair in dimensions 1 and 3; dimension order stays deadlock-free.
+#[test]
+fn hyperx_unequal_widths_parallel_links() {
+    every_workload_on("hyperx:s=2x4x4,t=2,k=2x1x2");
+}
+
 #[test]
 fn dragonfly() {
     every_workload_on("dragonfly:p=2,a=4,h=2");
