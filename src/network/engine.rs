@@ -20,7 +20,8 @@
 //! **Arbitration.** All events of a cycle are applied first (heads becoming ready, channels freeing,
 //! credits returning); then every buffer whose situation changed chooses, among the candidate outputs
 //! the routing function offers, a free one whose next buffer can hold the packet (two packets under
-//! bubble flow control), preferring most credits with random tie-breaks. Each channel requested by
+//! bubble flow control), preferring most credits with random tie-breaks (escape channels only when
+//! every other candidate's next buffer is full). Each channel requested by
 //! several buffers grants one at random; losers choose again among what is left in the same cycle.
 //! Buffers with no usable candidate wait on their candidate channels and are looked at again only when
 //! one of them frees or gains credits: nothing is scanned per cycle.
@@ -83,6 +84,8 @@ struct Candidate {
     down: u32,
     /// Free phits the next buffer must have.
     need: u32,
+    /// An escape channel: used only when no other candidate is usable.
+    escape: bool,
 }
 
 enum Decision {
@@ -613,6 +616,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                         down + vc_base + choice.vc
                     },
                     need: if choice.bubble { 2 * p } else { p },
+                    escape: choice.escape,
                 });
             }
         } else if b < self.out_base {
@@ -621,6 +625,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 channel,
                 down: self.chan_down[channel as usize],
                 need: p,
+                escape: false,
             });
         } else {
             let q = b - self.out_base;
@@ -634,6 +639,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                     down + q % self.vcs
                 },
                 need: p,
+                escape: false,
             });
         }
     }
@@ -654,14 +660,15 @@ impl<'a, D: Driver> Engine<'a, D> {
         }
         self.fill_candidates(b);
         let mut best: Option<Candidate> = None;
-        let mut best_credit = 0u32;
+        // Escape channels rank below every other candidate, then most credits wins.
+        let mut best_rank = (false, 0u32);
         let mut ties = 0u32;
         let mut usable = 0u32;
+        // Whether some non-escape candidate has room, busy or not: then the packet waits for it
+        // rather than escape (it escapes only from full buffers, so the escape path stays lightly used).
+        let mut adaptive_room = false;
         for i in 0..self.candidates.len() {
             let cand = self.candidates[i];
-            if self.chan_busy_until[cand.channel as usize] > self.now {
-                continue;
-            }
             let credit = if cand.down == SINK {
                 u32::MAX
             } else {
@@ -670,12 +677,17 @@ impl<'a, D: Driver> Engine<'a, D> {
             if credit < cand.need {
                 continue;
             }
+            adaptive_room |= !cand.escape;
+            if self.chan_busy_until[cand.channel as usize] > self.now {
+                continue;
+            }
             usable += 1;
-            if best.is_none() || credit > best_credit {
+            let rank = (!cand.escape, credit);
+            if best.is_none() || rank > best_rank {
                 best = Some(cand);
-                best_credit = credit;
+                best_rank = rank;
                 ties = 1;
-            } else if credit == best_credit {
+            } else if rank == best_rank {
                 ties += 1;
                 if self.rng.below(ties) == 0 {
                     best = Some(cand);
@@ -683,11 +695,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             }
         }
         match best {
-            Some(cand) => Decision::Go {
+            Some(cand) if !(cand.escape && adaptive_room) => Decision::Go {
                 cand,
                 alone: usable == 1,
             },
-            None => Decision::Blocked,
+            _ => Decision::Blocked,
         }
     }
 

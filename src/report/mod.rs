@@ -24,6 +24,9 @@ pub struct TopologyReport {
     /// Counts (nodes, switches, links, switch_links, radix, unplugged_ports).
     #[serde(flatten)]
     pub structure: Structure,
+    /// Switch-to-switch degree: min, max, mean.
+    #[serde(flatten)]
+    pub degrees: crate::topology::Degrees,
     /// Virtual channels per input port the routing uses.
     pub virtual_channels: u32,
     /// Cost of the complete network under the default model (seed 004 §5.1), when it applies.
@@ -43,6 +46,7 @@ impl TopologyReport {
         TopologyReport {
             topology: topo.spec(),
             structure: crate::topology::structure(topo),
+            degrees: crate::topology::degrees(topo),
             virtual_channels: topo.virtual_channels(),
             cost: crate::cost::build(crate::cost::DEFAULT)
                 .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
@@ -72,8 +76,9 @@ impl TopologyReport {
         let routers = s
             .routers
             .map_or(String::new(), |r| format!("routers           {r}\n"));
+        let d = &self.degrees;
         format!(
-            "topology          {}\nnodes             {}\nswitches          {}\n{routers}links             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\nvirtual_channels  {}\n{cost}",
+            "topology          {}\nnodes             {}\nswitches          {}\n{routers}links             {}\nswitch_links      {}\nradix             {}\nunplugged_ports   {}\ndegree            {} to {}, mean {:.2}\nvirtual_channels  {}\n{cost}",
             self.topology,
             s.nodes,
             s.switches,
@@ -81,6 +86,9 @@ impl TopologyReport {
             s.switch_links,
             s.radix,
             s.unplugged_ports,
+            d.degree_min,
+            d.degree_max,
+            d.degree_mean,
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {

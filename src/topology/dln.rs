@@ -4,10 +4,11 @@
 //! The shortcuts are x - 2 rounds of a random matching: each round shuffles the switches (seeded with
 //! `seed`, so a spec always builds the same graph) and pairs them up, skipping a pair already linked (so
 //! a few switches may end a round without a shortcut, and with odd n one always does). Routing: every
-//! neighbour one hop closer, deadlock-free by hop-indexed virtual channels (see `table_routing.rs`).
+//! neighbour one hop closer, deadlock-free by hop-indexed virtual channels (see `table_routing.rs`), or
+//! with `route=adaptive` minimal adaptive with an up*/down* escape path (`updown.rs`).
 
 use super::Topology;
-use super::table_routing::{SwitchGraph, TableRouted};
+use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
 use crate::rng::Rng;
 use crate::spec::Entry;
 use std::collections::BTreeSet;
@@ -15,13 +16,17 @@ use std::collections::BTreeSet;
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
     name: "dln",
-    keys: &["n", "x", "seed"],
-    help: "DLN-x: ring of n switches + x-2 random shortcuts each (seeded); minimal table routing (seed 002)",
+    keys: &["n", "x", "seed", "route"],
+    help: "DLN-x: ring of n switches + x-2 random shortcuts each (seeded); route=minimal or adaptive (seed 002)",
     build: |p| {
         let n = p.u32_in("n", None, 4, super::table_routing::MAX_TABLE_SWITCHES)?;
         let x = p.u32_in("x", None, 2, 64)?;
         let seed = p.u64_in("seed", Some(1), 0, u64::MAX)?;
-        let spec = format!("dln:n={n},x={x},seed={seed}");
+        let routing = TableRouting::from_params(p, "minimal")?;
+        let mut spec = format!("dln:n={n},x={x},seed={seed}");
+        if routing != TableRouting::Minimal {
+            spec += &format!(",route={}", routing.word());
+        }
         let mut edges = BTreeSet::new();
         for i in 0..n {
             edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
@@ -37,7 +42,7 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         }
         let edges: Vec<(u32, u32)> = edges.into_iter().collect();
         let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
-        Ok(Box::new(TableRouted::new(spec, graph)?))
+        Ok(Box::new(TableRouted::new(spec, graph, routing)?))
     },
 };
 

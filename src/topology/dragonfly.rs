@@ -59,6 +59,7 @@ impl Dragonfly {
             port,
             vc: if in_port < self.p { 0 } else { in_vc + 1 },
             bubble: false,
+            escape: false,
         }
     }
 }

@@ -6,23 +6,28 @@
 //! least floor(n / 2^l). A shortcut that coincides with a ring link or another shortcut is built once.
 //! DSN's own routing is defined in [3], which the seeds do not reproduce, so DSN is routed minimally
 //! over BFS distance tables (every neighbour one hop closer is offered), deadlock-free by hop-indexed
-//! virtual channels (see `table_routing.rs`): as many as the graph's diameter.
+//! virtual channels (see `table_routing.rs`): as many as the graph's diameter; or, with `route=adaptive`,
+//! minimal adaptive with an up*/down* escape path on two virtual channels (`updown.rs`).
 
 use super::Topology;
-use super::table_routing::{SwitchGraph, TableRouted};
+use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
 use crate::spec::Entry;
 use std::collections::BTreeSet;
 
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
     name: "dsn",
-    keys: &["n", "x"],
-    help: "DSN-x: ring of n switches, shortcuts of x levels; minimal table routing (seed 002)",
+    keys: &["n", "x", "route"],
+    help: "DSN-x: ring of n switches, shortcuts of x levels; route=minimal (tables) or adaptive (up*/down* escape) (seed 002)",
     build: |p| {
         let n = p.u32_in("n", None, 4, super::table_routing::MAX_TABLE_SWITCHES)?;
         let levels = n.next_power_of_two().trailing_zeros();
         let x = p.u32_in("x", None, 1, levels - 1)?;
-        let spec = format!("dsn:n={n},x={x}");
+        let routing = TableRouting::from_params(p, "minimal")?;
+        let mut spec = format!("dsn:n={n},x={x}");
+        if routing != TableRouting::Minimal {
+            spec += &format!(",route={}", routing.word());
+        }
         let mut edges = BTreeSet::new();
         for i in 0..n {
             edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
@@ -39,7 +44,7 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         }
         let edges: Vec<(u32, u32)> = edges.into_iter().collect();
         let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
-        Ok(Box::new(TableRouted::new(spec, graph)?))
+        Ok(Box::new(TableRouted::new(spec, graph, routing)?))
     },
 };
 

@@ -23,7 +23,7 @@
 //! Theorem 1's `2 (p + K - 1)` hops, K = ceil(n / N) layers (tested for every pair); deadlock freedom by
 //! hop-indexed virtual channels (see `table_routing.rs`), `2 (p + K - 1)` of them.
 
-use super::table_routing::SwitchGraph;
+use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
 use super::{Endpoint, RouteChoice, Topology};
 use crate::spec::Entry;
 use std::collections::BTreeSet;
@@ -31,11 +31,22 @@ use std::collections::BTreeSet;
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
     name: "dsnf",
-    keys: &["n"],
-    help: "DSN-F: n switches in 2^p super-nodes, layers, shortcuts; Fig. 2 routing (seed 002)",
+    keys: &["n", "route"],
+    help: "DSN-F: n switches in 2^p super-nodes, layers, shortcuts; route=fig2 (default) or adaptive (up*/down* escape) (seed 002)",
     build: |p| {
         let n = p.u32_in("n", None, 8, 1 << 20)?;
-        Ok(Box::new(Dsnf::new(n)?))
+        let dsnf = Dsnf::new(n)?;
+        match p.choice("route", "fig2", &["fig2", "adaptive"])? {
+            "adaptive" => Ok(Box::new(
+                TableRouted::new(
+                    format!("dsnf:n={n},route=adaptive"),
+                    dsnf.graph,
+                    TableRouting::Adaptive,
+                )?
+                .with_locality_blocks(vec![dsnf.p]),
+            )),
+            _ => Ok(Box::new(dsnf)),
+        }
     },
 };
 
@@ -228,6 +239,9 @@ mod tests {
             let avg = f64::from(degrees.iter().sum::<u32>()) / f64::from(n);
             let max = if n > d.big_n() { 5 } else { 4 };
             assert_eq!(degrees.iter().max(), Some(&max), "n={n}");
+            // What `topology --json` reports.
+            let stats = super::super::degrees(&d);
+            assert_eq!((stats.degree_max, stats.degree_mean), (u64::from(max), avg));
             assert!(avg <= 4.0 && avg > 3.7, "n={n}: average degree {avg}");
             if n % d.big_n() == 0 {
                 assert_eq!(avg, 4.0, "n={n}");

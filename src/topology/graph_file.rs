@@ -1,6 +1,8 @@
-//! `graph:file=PATH`: any direct network from an edge-list file, routed minimally over breadth-first
-//! tables (every neighbour one hop closer), deadlock-free by hop-indexed virtual channels (see
-//! `table_routing.rs`). Not from a seed: the generic counterpart of seed 002's irregular networks.
+//! `graph:file=PATH[,route=adaptive|minimal]`: any direct network from an edge-list file. Routed by
+//! default with the topology-agnostic minimal adaptive routing and its up*/down* escape path on two
+//! virtual channels (`updown.rs`); `route=minimal` offers every minimal next hop with hop-indexed
+//! virtual channels instead, as many as the diameter (`table_routing.rs`). Not from a seed: the generic
+//! counterpart of seed 002's irregular networks.
 //!
 //! File format (UTF-8 text, one item per line, `#` starts a comment, blank lines ignored):
 //!
@@ -19,7 +21,7 @@
 //! graph is an error naming the line and column (or an unreachable switch).
 
 use super::Topology;
-use super::table_routing::{MAX_TABLE_SWITCHES, SwitchGraph, TableRouted};
+use super::table_routing::{MAX_TABLE_SWITCHES, SwitchGraph, TableRouted, TableRouting};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 use std::collections::BTreeMap;
@@ -27,19 +29,21 @@ use std::collections::BTreeMap;
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
     name: "graph",
-    keys: &["file"],
-    help: "any network from an edge-list file (`A B` links, `nodes_per_switch P`, `nodes S P`); minimal table routing",
+    keys: &["file", "route"],
+    help: "any network from an edge-list file (`A B` links, `nodes_per_switch P`, `nodes S P`); route=adaptive (up*/down* escape, default) or minimal",
     build: |p| {
         let path = p
             .raw("file")
             .ok_or_else(|| p.invalid("needs file=PATH (an edge-list file)"))?;
+        let routing = TableRouting::from_params(p, "adaptive")?;
         let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
-        Ok(Box::new(parse(path, &text)?))
+        Ok(Box::new(parse(path, &text, routing)?))
     },
 };
 
-/// Parses the file's text (`path` names it in errors and in the spec).
-pub fn parse(path: &str, text: &str) -> Result<TableRouted> {
+/// Parses the file's text (`path` names it in errors and in the spec) into a topology routed by
+/// `routing`.
+pub fn parse(path: &str, text: &str, routing: TableRouting) -> Result<TableRouted> {
     let err = |line: usize, column: usize, message: String| Error::File {
         path: path.to_string(),
         line,
@@ -154,12 +158,15 @@ pub fn parse(path: &str, text: &str) -> Result<TableRouted> {
     let counts: Vec<u32> = (0..=max_id)
         .map(|s| per_switch.get(&s).copied().unwrap_or(default))
         .collect();
-    let spec = format!("graph:file={path}");
+    let mut spec = format!("graph:file={path}");
+    if routing != TableRouting::Adaptive {
+        spec += &format!(",route={}", routing.word());
+    }
     let graph = SwitchGraph::new(&spec, &counts, &edges)?;
     if graph.nodes() == 0 {
         return Err(err(1, 1, "the network has no nodes".to_string()));
     }
-    TableRouted::new(spec, graph)
+    TableRouted::new(spec, graph, routing)
 }
 
 #[cfg(test)]
@@ -167,6 +174,7 @@ mod tests {
     use super::super::Topology;
     use super::super::{build, structure};
     use super::parse;
+    use crate::topology::table_routing::TableRouting::{Adaptive, Minimal};
 
     fn torus_8x8() -> String {
         let mut text = String::from("# 8-ary 2-cube\n");
@@ -186,13 +194,15 @@ mod tests {
     /// A 2-D torus read from a file has the counts of `torus:k=8,n=2`.
     #[test]
     fn torus_file_counts_like_torus() {
-        let g = parse("t.txt", &torus_8x8()).unwrap();
         let t = build("torus:k=8,n=2").unwrap();
-        let (a, b) = (structure(&g), structure(t.as_ref()));
-        assert_eq!(
-            (a.nodes, a.switches, a.links, a.switch_links, a.radix),
-            (b.nodes, b.switches, b.links, b.switch_links, b.radix)
-        );
+        for routing in [Adaptive, Minimal] {
+            let g = parse("t.txt", &torus_8x8(), routing).unwrap();
+            let (a, b) = (structure(&g), structure(t.as_ref()));
+            assert_eq!(
+                (a.nodes, a.switches, a.links, a.switch_links, a.radix),
+                (b.nodes, b.switches, b.links, b.switch_links, b.radix)
+            );
+        }
     }
 
     #[test]
@@ -212,15 +222,20 @@ mod tests {
             ("# nothing\n", "t:1:1: no links"),
         ];
         for (text, want) in cases {
-            let e = parse("t", text).unwrap_err().to_string();
+            let e = parse("t", text, Adaptive).unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
-        let e = parse("t", "0 1\n2 3\n").unwrap_err().to_string();
+        let e = parse("t", "0 1\n2 3\n", Adaptive).unwrap_err().to_string();
         assert!(
             e.contains("not connected: switch 2 cannot be reached"),
             "{e}"
         );
-        let g = parse("t", "nodes_per_switch 2\nnodes 1 0\n0 1 # x\n1 2\n").unwrap();
+        let g = parse(
+            "t",
+            "nodes_per_switch 2\nnodes 1 0\n0 1 # x\n1 2\n",
+            Minimal,
+        )
+        .unwrap();
         assert_eq!((structure(&g).nodes, g.node_attachment(2)), (4, (2, 0)));
     }
 }

@@ -28,6 +28,7 @@ mod slimfly;
 mod table_routing;
 mod thin_tree;
 mod torus;
+mod updown;
 
 use crate::error::{Error, Result};
 use crate::spec::Registry;
@@ -95,6 +96,9 @@ pub struct RouteChoice {
     /// Bubble flow control: the packet enters a new ring here, so the next buffer must have room for
     /// two packets, not one (the deadlock-avoidance rule of bubble routing on tori).
     pub bubble: bool,
+    /// An escape channel (Duato): taken only when no other choice can take the packet now. A routing
+    /// that offers escape choices must keep them deadlock-free on their own.
+    pub escape: bool,
 }
 
 impl RouteChoice {
@@ -104,6 +108,7 @@ impl RouteChoice {
             port,
             vc: 0,
             bubble: false,
+            escape: false,
         }
     }
 }
@@ -193,6 +198,34 @@ pub struct Structure {
     pub radix: u64,
     /// Ports wired to nothing.
     pub unplugged_ports: u64,
+}
+
+/// Switch-to-switch degree of the switching elements: ports wired to another switch (the degree seed 002
+/// bounds for DSN-F, Theorem 1), as `topology --json` reports it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Degrees {
+    /// Smallest degree of a switching element.
+    pub degree_min: u64,
+    /// Largest degree.
+    pub degree_max: u64,
+    /// Mean degree.
+    pub degree_mean: f64,
+}
+
+/// The degree statistics of `topo`'s switch graph.
+pub fn degrees(topo: &dyn Topology) -> Degrees {
+    let per_switch: Vec<u64> = (0..topo.switches())
+        .map(|sw| {
+            (0..topo.ports(sw))
+                .filter(|&p| matches!(topo.neighbour(sw, p), Endpoint::Switch { .. }))
+                .count() as u64
+        })
+        .collect();
+    Degrees {
+        degree_min: per_switch.iter().copied().min().unwrap_or(0),
+        degree_max: per_switch.iter().copied().max().unwrap_or(0),
+        degree_mean: per_switch.iter().sum::<u64>() as f64 / per_switch.len().max(1) as f64,
+    }
 }
 
 /// Counts the wiring of `topo` by walking every port (so the counts check the construction rather than
@@ -408,6 +441,24 @@ pub(crate) fn check_size(spec: &str, nodes: u64) -> Result<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Degree statistics against hand counts: a torus is 4-regular; a 4-ary 3-tree's 16 leaves have 4
+    /// up-links, its 16 middle switches 4 + 4, its 16 top switches 4 down-links (their up-ports unplugged).
+    #[test]
+    fn degree_statistics() {
+        let torus = degrees(build("torus:k=4,n=2").unwrap().as_ref());
+        assert_eq!(
+            torus,
+            Degrees {
+                degree_min: 4,
+                degree_max: 4,
+                degree_mean: 4.0
+            }
+        );
+        let tree = degrees(build("fat-tree:k=4,n=3").unwrap().as_ref());
+        assert_eq!((tree.degree_min, tree.degree_max), (4, 8));
+        assert!((tree.degree_mean - 256.0 / 48.0).abs() < 1e-12, "{tree:?}");
+    }
 
     /// Small instances of every family: wiring symmetric (where links are bidirectional), routing
     /// reaches every destination with minimal paths (BFS distance to the ejecting switch + 2 node

@@ -7,6 +7,9 @@
 //! [`DistanceTable`] holds all-pairs switch distances (u16, `switches^2` entries, built with one BFS per
 //! switch in parallel); minimal routing offers every neighbour one hop closer to the destination.
 //!
+//! [`TableRouted`] routes either minimally as below or, with `route=adaptive`, minimal adaptive with an
+//! up*/down* escape path (`updown.rs`).
+//!
 //! Deadlock freedom by hop-indexed virtual channels: a packet that leaves a switch towards another
 //! switch uses VC 0 if it arrived from a node and `in_vc + 1` otherwise, so the VC index is the number of
 //! switch-to-switch hops already taken before this one. Every buffer dependency goes from VC `i` to VC
@@ -182,6 +185,7 @@ impl SwitchGraph {
             port,
             vc,
             bubble: false,
+            escape: false,
         }
     }
 }
@@ -285,20 +289,68 @@ mod tests {
     }
 }
 
-/// A topology given as an explicit switch graph, routed minimally over its distance table with
-/// hop-indexed virtual channels: what `dsn`, `dln` and `graph:file` all are once their graph is built.
+/// How a [`TableRouted`] topology routes (the `route=` key of the families built on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableRouting {
+    /// Every minimal next hop, hop-indexed virtual channels (as many as the diameter).
+    Minimal,
+    /// Minimal adaptive with an up*/down* escape path, two virtual channels (`updown.rs`).
+    Adaptive,
+}
+
+impl TableRouting {
+    /// The `route=` words, default first as `default` says.
+    pub const WORDS: [&'static str; 2] = ["minimal", "adaptive"];
+
+    /// Reads `route=` (`default` when absent).
+    pub fn from_params(p: &crate::spec::Params, default: &'static str) -> Result<Self> {
+        Ok(match p.choice("route", default, &Self::WORDS)? {
+            "adaptive" => TableRouting::Adaptive,
+            _ => TableRouting::Minimal,
+        })
+    }
+
+    /// The word for `route=`.
+    pub fn word(self) -> &'static str {
+        match self {
+            TableRouting::Minimal => "minimal",
+            TableRouting::Adaptive => "adaptive",
+        }
+    }
+}
+
+/// A topology given as an explicit switch graph, routed over its distance table: minimally with
+/// hop-indexed virtual channels, or minimal adaptive with an up*/down* escape path. What `dsn`, `dln`
+/// and `graph:file` all are once their graph is built (and `dsnf` with `route=adaptive`).
 #[derive(Debug, Clone)]
 pub struct TableRouted {
     spec: String,
     graph: SwitchGraph,
     table: DistanceTable,
+    updown: Option<super::updown::UpDown>,
+    blocks: Vec<u32>,
 }
 
 impl TableRouted {
-    /// Computes the distance table of `graph`; `spec` is the string that rebuilds it.
-    pub fn new(spec: String, graph: SwitchGraph) -> Result<Self> {
+    /// Computes the distance table of `graph` (and the up*/down* order for adaptive routing); `spec`
+    /// is the string that rebuilds it.
+    pub fn new(spec: String, graph: SwitchGraph, routing: TableRouting) -> Result<Self> {
         let table = DistanceTable::new(&spec, &graph)?;
-        Ok(TableRouted { spec, graph, table })
+        let updown =
+            (routing == TableRouting::Adaptive).then(|| super::updown::UpDown::new(&graph, &table));
+        Ok(TableRouted {
+            spec,
+            graph,
+            table,
+            updown,
+            blocks: Vec::new(),
+        })
+    }
+
+    /// Declares the family's locality blocks (see [`super::Topology::locality_blocks`]).
+    pub fn with_locality_blocks(mut self, blocks: Vec<u32>) -> Self {
+        self.blocks = blocks;
+        self
     }
 }
 
@@ -321,11 +373,21 @@ impl super::Topology for TableRouted {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         self.graph.node_attachment(node)
     }
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.blocks.clone()
+    }
     fn virtual_channels(&self) -> u32 {
-        self.table.diameter().max(1)
+        match self.updown {
+            Some(_) => super::updown::UPDOWN_VCS,
+            None => self.table.diameter().max(1),
+        }
     }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
-        self.table
-            .route(&self.graph, switch, in_port, in_vc, dest, out);
+        match &self.updown {
+            Some(ud) => ud.route(&self.graph, &self.table, switch, in_port, in_vc, dest, out),
+            None => self
+                .table
+                .route(&self.graph, switch, in_port, in_vc, dest, out),
+        }
     }
 }

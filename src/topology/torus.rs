@@ -82,12 +82,14 @@ impl Topology for Torus {
                 port: hop.port,
                 vc: if hop.wraps { 1 } else { vc },
                 bubble: false,
+                escape: false,
             }
         } else {
             RouteChoice {
                 port: hop.port,
                 vc: 0,
                 bubble: !same_ring,
+                escape: false,
             }
         });
     }
@@ -119,7 +121,8 @@ mod tests {
             [RouteChoice {
                 port: 2,
                 vc: 0,
-                bubble: true
+                bubble: true,
+                escape: false,
             }]
         );
         out.clear();
@@ -133,7 +136,8 @@ mod tests {
             [RouteChoice {
                 port: 2,
                 vc: 1,
-                bubble: false
+                bubble: false,
+                escape: false,
             }]
         );
         out.clear();
