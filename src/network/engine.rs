@@ -84,7 +84,7 @@ struct Candidate {
     down: u32,
     /// Free phits the next buffer must have.
     need: u32,
-    /// An escape channel: used only when no other candidate is usable.
+    /// An escape channel: used only when every other candidate's next buffer is full.
     escape: bool,
 }
 
@@ -664,21 +664,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         let mut best_rank = (false, 0u32);
         let mut ties = 0u32;
         let mut usable = 0u32;
-        // Whether some non-escape candidate has room, busy or not: then the packet waits for it
-        // rather than escape (it escapes only from full buffers, so the escape path stays lightly used).
-        let mut adaptive_room = false;
         for i in 0..self.candidates.len() {
             let cand = self.candidates[i];
-            let credit = if cand.down == SINK {
-                u32::MAX
-            } else {
-                self.buf_free[cand.down as usize]
-            };
-            if credit < cand.need {
+            if self.chan_busy_until[cand.channel as usize] > self.now {
                 continue;
             }
-            adaptive_room |= !cand.escape;
-            if self.chan_busy_until[cand.channel as usize] > self.now {
+            let credit = self.credit(cand);
+            if credit < cand.need {
                 continue;
             }
             usable += 1;
@@ -695,11 +687,32 @@ impl<'a, D: Driver> Engine<'a, D> {
             }
         }
         match best {
-            Some(cand) if !(cand.escape && adaptive_room) => Decision::Go {
+            // An escape choice is taken only when no other candidate has room, busy or not: a packet
+            // waits for a busy adaptive link rather than escape, so the escape path stays lightly used.
+            Some(cand)
+                if cand.escape
+                    && self
+                        .candidates
+                        .iter()
+                        .any(|c| !c.escape && self.credit(*c) >= c.need) =>
+            {
+                Decision::Blocked
+            }
+            Some(cand) => Decision::Go {
                 cand,
                 alone: usable == 1,
             },
-            _ => Decision::Blocked,
+            None => Decision::Blocked,
+        }
+    }
+
+    /// Free phits in the buffer a candidate feeds (unbounded at a node).
+    #[inline]
+    fn credit(&self, cand: Candidate) -> u32 {
+        if cand.down == SINK {
+            u32::MAX
+        } else {
+            self.buf_free[cand.down as usize]
         }
     }
 

@@ -18,7 +18,7 @@ mod valiant;
 
 use crate::error::{Error, Result};
 use crate::rng::Rng;
-use crate::spec::{Registry, Spec};
+use crate::spec::Registry;
 use crate::topology::{Endpoint, OneWay, Topology};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -87,10 +87,6 @@ impl Routing {
     /// The canonical spec text.
     pub fn name(&self) -> &str {
         &self.0
-    }
-    /// Whether this is the topology's routing alone (one set of virtual channels).
-    pub fn is_minimal(&self) -> bool {
-        Spec::parse("routing", &self.0).is_ok_and(|s| s.name == "minimal")
     }
     /// Builds the per-run decision maker for `topo`, rejecting topologies it cannot run on.
     pub fn build(&self, topo: &dyn Topology) -> Result<Box<dyn PathChoice>> {
@@ -263,8 +259,7 @@ mod tests {
     #[test]
     fn specs_validate_and_print_canonically() {
         assert_eq!(Routing::parse("ugal").unwrap().name(), "ugal");
-        assert!(Routing::parse("minimal").unwrap().is_minimal());
-        assert!(!Routing::parse("valiant").unwrap().is_minimal());
+        assert_eq!(Routing::default(), Routing::parse(" minimal ").unwrap());
         assert_eq!(
             Routing::parse("lbr").unwrap().name(),
             "lbr:period=32,valiant=3"
