@@ -170,7 +170,7 @@ impl PathChoice for Lbr {
         q[0] = self.paths.sum_along(s, d, q_of);
         let mut n = 1;
         for _ in 0..self.valiant {
-            if let Some(w) = random_intermediate(net, &mut pair, s, d) {
+            if let Some(w) = random_intermediate(net, &mut pair, src, dest) {
                 let ws = net.switch_of(w);
                 via[n] = Some(w);
                 q[n] = self.paths.sum_along(s, ws, q_of) + self.paths.sum_along(ws, d, q_of);

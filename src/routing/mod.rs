@@ -142,14 +142,14 @@ impl From<Routing> for String {
     }
 }
 
-/// A uniformly random node whose switch is neither `src_sw` nor `dst_sw` (Valiant's intermediate), by a
-/// few draws from `rng`; `None` when the draws all miss (tiny networks), meaning the minimal path.
-pub fn random_intermediate(
-    net: &dyn NetView,
-    rng: &mut Rng,
-    src_sw: u32,
-    dst_sw: u32,
-) -> Option<u32> {
+/// Valiant's intermediate for a packet from node `src` to node `dest`: a uniformly random node whose
+/// switch is neither end's, by a few draws from `rng`. `None` (the minimal path) when both ends share a
+/// switch or the draws all miss (tiny networks).
+pub fn random_intermediate(net: &dyn NetView, rng: &mut Rng, src: u32, dest: u32) -> Option<u32> {
+    let (src_sw, dst_sw) = (net.switch_of(src), net.switch_of(dest));
+    if src_sw == dst_sw {
+        return None;
+    }
     let nodes = net.nodes();
     (0..8).map(|_| rng.below(nodes)).find(|&n| {
         let sw = net.switch_of(n);

@@ -39,12 +39,9 @@ impl PathChoice for Ugal {
         src: u32,
         dest: u32,
     ) -> Option<u32> {
-        let (src_sw, dst_sw) = (net.switch_of(src), net.switch_of(dest));
-        if src_sw == dst_sw {
-            return None;
-        }
-        let via = random_intermediate(net, rng, src_sw, dst_sw)?;
-        let via_sw = net.switch_of(via);
+        let via = random_intermediate(net, rng, src, dest)?;
+        let (src_sw, dst_sw, via_sw) =
+            (net.switch_of(src), net.switch_of(dest), net.switch_of(via));
         let minimal_hops = u64::from(self.paths.distance(src_sw, dst_sw)) + 1;
         let valiant_hops =
             u64::from(self.paths.distance(src_sw, via_sw) + self.paths.distance(via_sw, dst_sw))

@@ -142,6 +142,22 @@ impl SwitchGraph {
         (s as u32, node - self.node_start[s])
     }
 
+    /// The switch node `dest` hangs on, when it is not `switch`; when it is, appends the ejection
+    /// port to `out` and returns `None` (the first step of every table routing).
+    pub fn target_or_eject(
+        &self,
+        switch: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) -> Option<u32> {
+        let (dsw, dport) = self.node_attachment(dest);
+        if dsw == switch {
+            out.push(RouteChoice::port(dport));
+            return None;
+        }
+        Some(dsw)
+    }
+
     /// BFS distances from `from` (u32::MAX where unreachable).
     pub fn distances_from(&self, from: u32) -> Vec<u32> {
         let mut dist = vec![u32::MAX; self.adj.len()];
@@ -247,18 +263,28 @@ impl DistanceTable {
         dest: u32,
         out: &mut Vec<RouteChoice>,
     ) {
-        let (dsw, dport) = g.node_attachment(dest);
-        if dsw == switch {
-            out.push(RouteChoice::port(dport));
+        let Some(dsw) = g.target_or_eject(switch, dest, out) else {
             return;
+        };
+        for port in self.minimal_ports(g, switch, dsw) {
+            out.push(g.hop_choice(switch, in_port, in_vc, port));
         }
+    }
+
+    /// The ports of `switch` that lead one hop closer to switch `dsw` (every minimal next hop).
+    pub fn minimal_ports<'g>(
+        &'g self,
+        g: &'g SwitchGraph,
+        switch: u32,
+        dsw: u32,
+    ) -> impl Iterator<Item = u32> + 'g {
         let here = self.distance(switch, dsw);
         let base = g.nodes_on(switch);
-        for (i, &t) in g.neighbours(switch).iter().enumerate() {
-            if self.distance(t, dsw) + 1 == here {
-                out.push(g.hop_choice(switch, in_port, in_vc, base + i as u32));
-            }
-        }
+        g.neighbours(switch)
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &t)| self.distance(t, dsw) + 1 == here)
+            .map(move |(i, _)| base + i as u32)
     }
 }
 

@@ -181,27 +181,20 @@ impl UpDown {
         dest: u32,
         out: &mut Vec<RouteChoice>,
     ) {
-        let (dsw, dport) = g.node_attachment(dest);
-        if dsw == switch {
-            out.push(RouteChoice::port(dport));
+        let Some(dsw) = g.target_or_eject(switch, dest, out) else {
             return;
-        }
+        };
         let local = g.nodes_on(switch);
         // Arrived on the escape channel over a down link: the escape path continues down only.
         let down_only = in_port >= local
             && in_vc == ESCAPE_VC
             && !self.goes_up(g.neighbours(switch)[(in_port - local) as usize], switch);
-        let here = table.distance(switch, dsw);
-        for (i, &t) in g.neighbours(switch).iter().enumerate() {
-            if table.distance(t, dsw) + 1 == here {
-                out.push(RouteChoice {
-                    port: local + i as u32,
-                    vc: ADAPTIVE_VC,
-                    bubble: false,
-                    escape: false,
-                });
-            }
-        }
+        out.extend(table.minimal_ports(g, switch, dsw).map(|port| RouteChoice {
+            port,
+            vc: ADAPTIVE_VC,
+            bubble: false,
+            escape: false,
+        }));
         self.escape_hops(g, switch, dsw, down_only, out);
     }
 }
