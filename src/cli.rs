@@ -184,11 +184,12 @@ fn parse_routings(text: &str) -> Result<Vec<Routing>> {
 
 fn registry_help() -> String {
     format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}",
+        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}",
         topology::REGISTRY.help(),
         workload::REGISTRY.help(),
         placement::REGISTRY.help(),
-        traffic::REGISTRY.help()
+        traffic::REGISTRY.help(),
+        crate::routing::REGISTRY.help()
     )
 }
 
