@@ -170,6 +170,8 @@ pub struct SwitchPaths {
     /// port order, one per neighbour (the first port of parallel links): (neighbour, port).
     links: Vec<(u32, u32)>,
     link_start: Vec<u32>,
+    /// The switch each link leaves from.
+    link_from: Vec<u32>,
 }
 
 impl SwitchPaths {
@@ -194,6 +196,7 @@ impl SwitchPaths {
             .collect();
         let mut links: Vec<(u32, u32)> = Vec::new();
         let mut link_start = vec![0];
+        let mut link_from = Vec::new();
         for s in 0..n {
             let first = links.len();
             for p in 0..topo.ports(s) {
@@ -204,12 +207,14 @@ impl SwitchPaths {
                 }
             }
             link_start.push(links.len() as u32);
+            link_from.resize(links.len(), s);
         }
         Ok(SwitchPaths {
             n,
             dist,
             links,
             link_start,
+            link_from,
         })
     }
 
@@ -220,11 +225,7 @@ impl SwitchPaths {
 
     /// The (switch, port) link `l` leaves from.
     pub fn link(&self, l: usize) -> (u32, u32) {
-        let s = self
-            .link_start
-            .partition_point(|&start| start as usize <= l)
-            - 1;
-        (s as u32, self.links[l].1)
+        (self.link_from[l], self.links[l].1)
     }
 
     /// Switch-to-switch hops.
