@@ -23,7 +23,8 @@
 //! queues at its far end, all virtual channels): under credit flow control a congested channel backs
 //! up into them. Queues are summed along the first shortest path the distance table gives, while the
 //! packet itself follows the topology's routing on each leg.
-//! With empty queues every candidate is equally likely, so at low load LBR takes Valiant paths M times
+//! The period T defaults to 32 cycles and M to 3 (`lbr:period=T,valiant=M`); the paper varies T in
+//! Fig. 14 without giving its values. With empty queues every candidate is equally likely, so at low load LBR takes Valiant paths M times
 //! out of M + 1: the latency cost the paper reports (about 16 % over minimal).
 
 use super::{NetView, PathChoice, SwitchPaths, random_intermediate};
