@@ -21,7 +21,9 @@
 //! route). In the destination super-node: round the layer-0 ring to the destination's level, then down
 //! Layer_Links (a source of the same super-node and level goes straight up or down). Routes take at most
 //! Theorem 1's `2 (p + K - 1)` hops, K = ceil(n / N) layers (tested for every pair); deadlock freedom by
-//! hop-indexed virtual channels (see `table_routing.rs`), `2 (p + K - 1)` of them.
+//! hop-indexed virtual channels (see `table_routing.rs`), `2 (p + K - 1)` of them. With `route=adaptive`
+//! the same graph is routed minimal adaptive with an up*/down* escape path instead (`updown.rs`, two
+//! virtual channels, at most 4096 switches).
 
 use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
 use super::{Endpoint, RouteChoice, Topology};
