@@ -475,16 +475,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             packets_to_deliver: packets,
             issued_at: self.now,
         };
-        let id = match self.free_msgs.pop() {
-            Some(id) => {
-                self.msgs[id as usize] = msg;
-                id
-            }
-            None => {
-                self.msgs.push(msg);
-                (self.msgs.len() - 1) as u32
-            }
-        };
+        let id = slab_insert(&mut self.msgs, &mut self.free_msgs, msg);
         let node = self.rank_node[from as usize];
         self.node_queue[node as usize].push_back(id);
         self.mark_dirty(self.inj_base + node);
@@ -884,30 +875,15 @@ impl<'a, D: Driver> Engine<'a, D> {
         } else {
             NO_VIA
         };
-        match self.free_pkts.pop() {
-            Some(pkt) => {
-                self.pkts[pkt as usize] = Packet {
-                    via,
-                    phase: 0,
-                    hops: 0,
-                    ready: 0,
-                    msg: id,
-                    dest,
-                };
-                pkt
-            }
-            None => {
-                self.pkts.push(Packet {
-                    via,
-                    phase: 0,
-                    hops: 0,
-                    ready: 0,
-                    msg: id,
-                    dest,
-                });
-                (self.pkts.len() - 1) as u32
-            }
-        }
+        let packet = Packet {
+            via,
+            phase: 0,
+            hops: 0,
+            ready: 0,
+            msg: id,
+            dest,
+        };
+        slab_insert(&mut self.pkts, &mut self.free_pkts, packet)
     }
 
     /// The intermediate node of a new packet from `src` to `dest` under the run's routing algorithm.
@@ -1041,6 +1017,22 @@ impl<D: Driver> std::fmt::Debug for Engine<'_, D> {
             .field("nodes", &self.nodes)
             .field("now", &self.now)
             .finish_non_exhaustive()
+    }
+}
+
+/// Stores `item` in a free slot of `slab` (reusing one from `free`, else growing), returning its id: the
+/// packet and message slabs, so the steady state allocates nothing.
+#[inline]
+fn slab_insert<T>(slab: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(id) => {
+            slab[id as usize] = item;
+            id
+        }
+        None => {
+            slab.push(item);
+            (slab.len() - 1) as u32
+        }
     }
 }
 

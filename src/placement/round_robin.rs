@@ -32,19 +32,15 @@ impl Placement for RoundRobin {
     ) -> Result<Vec<u32>> {
         check_fits(ranks, topo, available)?;
         // Free nodes grouped by the switch they hang on, switches in id order.
-        let mut by_switch: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut by_switch: Vec<Vec<u32>> = vec![Vec::new(); topo.switches() as usize];
         for &node in available.free() {
-            let sw = topo.node_attachment(node).0;
-            match by_switch.iter_mut().find(|(s, _)| *s == sw) {
-                Some((_, nodes)) => nodes.push(node),
-                None => by_switch.push((sw, vec![node])),
-            }
+            by_switch[topo.node_attachment(node).0 as usize].push(node);
         }
-        by_switch.sort_by_key(|(s, _)| *s);
+        by_switch.retain(|nodes| !nodes.is_empty());
         let mut map = Vec::with_capacity(ranks as usize);
         let mut round = 0;
         while map.len() < ranks as usize {
-            for (_, nodes) in &by_switch {
+            for nodes in &by_switch {
                 if let Some(&n) = nodes.get(round)
                     && map.len() < ranks as usize
                 {

@@ -23,10 +23,10 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let x = p.u32_in("x", None, 2, 64)?;
         let seed = p.u64_in("seed", Some(1), 0, u64::MAX)?;
         let routing = TableRouting::from_params(p, "minimal")?;
-        let mut spec = format!("dln:n={n},x={x},seed={seed}");
-        if routing != TableRouting::Minimal {
-            spec += &format!(",route={}", routing.word());
-        }
+        let spec = format!(
+            "dln:n={n},x={x},seed={seed}{}",
+            routing.spec_suffix("minimal")
+        );
         let mut edges = BTreeSet::new();
         for i in 0..n {
             edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));

@@ -24,10 +24,7 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let levels = n.next_power_of_two().trailing_zeros();
         let x = p.u32_in("x", None, 1, levels - 1)?;
         let routing = TableRouting::from_params(p, "minimal")?;
-        let mut spec = format!("dsn:n={n},x={x}");
-        if routing != TableRouting::Minimal {
-            spec += &format!(",route={}", routing.word());
-        }
+        let spec = format!("dsn:n={n},x={x}{}", routing.spec_suffix("minimal"));
         let mut edges = BTreeSet::new();
         for i in 0..n {
             edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));

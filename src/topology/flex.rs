@@ -166,11 +166,9 @@ impl Topology for Flex {
             t.route(&self.graph, switch, in_port, in_vc, dest, out);
             return;
         }
-        let (dsw, dport) = self.graph.node_attachment(dest);
-        if dsw == switch {
-            out.push(RouteChoice::port(dport));
+        let Some(dsw) = self.graph.target_or_eject(switch, dest, out) else {
             return;
-        }
+        };
         let mut next = Vec::with_capacity(self.nx.max(self.ny) as usize);
         self.algorithm_1(switch, dsw, &mut next);
         for r in next {

@@ -158,10 +158,7 @@ pub fn parse(path: &str, text: &str, routing: TableRouting) -> Result<TableRoute
     let counts: Vec<u32> = (0..=max_id)
         .map(|s| per_switch.get(&s).copied().unwrap_or(default))
         .collect();
-    let mut spec = format!("graph:file={path}");
-    if routing != TableRouting::Adaptive {
-        spec += &format!(",route={}", routing.word());
-    }
+    let spec = format!("graph:file={path}{}", routing.spec_suffix("adaptive"));
     let graph = SwitchGraph::new(&spec, &counts, &edges)?;
     if graph.nodes() == 0 {
         return Err(err(1, 1, "the network has no nodes".to_string()));

@@ -229,11 +229,9 @@ impl Topology for SlimFly {
     }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let g = &self.graph;
-        let (dsw, dport) = g.node_attachment(dest);
-        if dsw == switch {
-            out.push(RouteChoice::port(dport));
+        let Some(dsw) = g.target_or_eject(switch, dest, out) else {
             return;
-        }
+        };
         if let Some(port) = g.port_to(switch, dsw) {
             out.push(g.hop_choice(switch, in_port, in_vc, port));
             return;

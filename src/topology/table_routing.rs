@@ -343,6 +343,15 @@ impl TableRouting {
             TableRouting::Adaptive => "adaptive",
         }
     }
+
+    /// What a canonical spec appends: `,route=WORD`, or nothing for the family's `default`.
+    pub fn spec_suffix(self, default: &str) -> String {
+        if self.word() == default {
+            String::new()
+        } else {
+            format!(",route={}", self.word())
+        }
+    }
 }
 
 /// A topology given as an explicit switch graph, routed over its distance table: minimally with
