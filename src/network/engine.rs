@@ -587,12 +587,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 .route(sw, in_port, in_vc, target, &mut self.route_scratch);
             let vc_base = phase * self.topo_vcs;
             for choice in &self.route_scratch {
-                let gp = base + choice.port;
-                let channel = if self.output_queues {
-                    self.xbar_base + gp
-                } else {
-                    gp
-                };
+                let channel = port_channel(base + choice.port, self.output_queues, self.xbar_base);
                 let down = self.chan_down[channel as usize];
                 debug_assert!(
                     down != NOWHERE,
@@ -1020,6 +1015,13 @@ impl<D: Driver> std::fmt::Debug for Engine<'_, D> {
     }
 }
 
+/// The channel a packet leaving through global port `gp` takes first: the crossbar path into the
+/// port's output queue when the model has output queues, else the link itself.
+#[inline]
+fn port_channel(gp: u32, output_queues: bool, xbar_base: u32) -> u32 {
+    if output_queues { xbar_base + gp } else { gp }
+}
+
 /// Stores `item` in a free slot of `slab` (reusing one from `free`, else growing), returning its id: the
 /// packet and message slabs, so the steady state allocates nothing.
 #[inline]
@@ -1089,12 +1091,7 @@ impl NetView for View<'_> {
         self.scratch
             .iter()
             .map(|c| {
-                let gp = base + c.port;
-                let channel = if self.output_queues {
-                    self.xbar_base + gp
-                } else {
-                    gp
-                };
+                let channel = port_channel(base + c.port, self.output_queues, self.xbar_base);
                 match self.chan_down[channel as usize] {
                     SINK | NOWHERE => 0,
                     down => {
