@@ -83,7 +83,7 @@ pub struct DeadlockReport {
     /// A few of the switch buffers holding stuck packets, as `switch S port P vc V`.
     pub stuck_buffers: Vec<String>,
     /// Ranks blocked in a receive: (rank, source rank it waits for, tag).
-    pub blocked_ranks: Vec<(u32, u32, u32)>,
+    pub blocked_ranks: Vec<(u32, u32, u64)>,
     /// How many ranks are blocked in total (the list above may be truncated).
     pub blocked_total: usize,
 }
@@ -103,7 +103,12 @@ impl fmt::Display for DeadlockReport {
             let shown: Vec<String> = self
                 .blocked_ranks
                 .iter()
-                .map(|(r, s, t)| format!("rank {r} waits for rank {s} tag {t}"))
+                .map(|&(r, s, t)| {
+                    format!(
+                        "rank {r} waits for rank {s} {}",
+                        crate::mpi::describe_tag(t)
+                    )
+                })
                 .collect();
             write!(
                 f,

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod cost;
 pub mod error;
 pub mod load_latency;
+pub mod mpi;
 pub mod network;
 pub mod placement;
 pub mod report;

@@ -5,7 +5,30 @@
 //! (`open_loop.rs`) generate packets at a rate, whatever the network does. Both speak in [`Step`]s, with
 //! ranks mapped to nodes by the placement.
 
-use super::ranks::{Ranks, Step};
+
+/// What a driver asks of the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Inject a message.
+    Send {
+        /// Sending rank.
+        from: u32,
+        /// Receiving rank.
+        to: u32,
+        /// Size in bytes.
+        bytes: u64,
+        /// The driver's label for the message, handed back when it is consumed (the MPI runtime's
+        /// matching tag or protocol message; the engine does not read it).
+        token: u64,
+    },
+    /// Wake `rank` after `cycles`.
+    Sleep {
+        /// The computing rank.
+        rank: u32,
+        /// Duration.
+        cycles: u64,
+    },
+}
 
 /// A consumed message, as the engine reports it to the driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,8 +37,8 @@ pub struct Consumed {
     pub from: u32,
     /// Receiving rank.
     pub to: u32,
-    /// Tag.
-    pub tag: u32,
+    /// The token the driver gave the message.
+    pub token: u64,
     /// Cycle the send was issued.
     pub issued_at: u64,
     /// Links crossed by the message's last packet, node links included.
@@ -36,34 +59,8 @@ pub trait Driver {
     }
     /// True when every source has finished its work (closed loop: every rank reached its end).
     fn complete(&self) -> bool;
-    /// Ranks blocked in a receive, (rank, source, tag), for deadlock reports.
-    fn blocked(&self) -> Vec<(u32, u32, u32)> {
+    /// Ranks blocked in a receive, (rank, source, matching tag), for deadlock reports.
+    fn blocked(&self) -> Vec<(u32, u32, u64)> {
         Vec::new()
-    }
-}
-
-impl Driver for Ranks<'_> {
-    fn start(&mut self, out: &mut Vec<Step>) {
-        for rank in 0..self.count() {
-            self.advance(rank, out);
-        }
-    }
-
-    fn consumed(&mut self, _now: u64, msg: &Consumed, out: &mut Vec<Step>) {
-        if self.consume(msg.to, msg.from, msg.tag) {
-            self.advance(msg.to, out);
-        }
-    }
-
-    fn wake(&mut self, _now: u64, who: u32, out: &mut Vec<Step>) {
-        self.advance(who, out);
-    }
-
-    fn complete(&self) -> bool {
-        self.finished() == self.count()
-    }
-
-    fn blocked(&self) -> Vec<(u32, u32, u32)> {
-        Ranks::blocked(self).collect()
     }
 }

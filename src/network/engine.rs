@@ -31,7 +31,7 @@
 
 use super::NetworkModel;
 use super::driver::{Consumed, Driver};
-use super::ranks::Step;
+use super::driver::Step;
 use super::wheel::{Event, Wheel};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::rng::Rng;
@@ -74,6 +74,19 @@ pub struct Outcome {
     pub link_classes: Vec<super::stats::ClassLoad>,
     /// The most loaded links.
     pub busiest_links: Vec<super::stats::LinkLoad>,
+    /// What the MPI layer did (protocol messages, self-messages, the ranks' time split), for runs of
+    /// rank programs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<crate::mpi::runtime::MpiStats>,
+}
+
+impl Outcome {
+    /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the
+    /// rendezvous control messages are in `mpi.control_messages`, their packets still in `packets`).
+    pub fn attach_mpi(&mut self, stats: crate::mpi::runtime::MpiStats) {
+        self.messages -= stats.control_messages;
+        self.mpi = Some(stats);
+    }
 }
 
 /// A candidate next hop for the packet at the front of a buffer, resolved to engine ids.
@@ -103,7 +116,7 @@ struct Message {
     dest_node: u32,
     src_rank: u32,
     dst_rank: u32,
-    tag: u32,
+    token: u64,
     packets_to_send: u64,
     packets_to_deliver: u64,
     issued_at: u64,
@@ -409,6 +422,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 events: 0,
                 link_classes: Vec::new(),
                 busiest_links: Vec::new(),
+                mpi: None,
             },
             latency_sum: 0,
             messages_open: 0,
@@ -455,8 +469,8 @@ impl<'a, D: Driver> Engine<'a, D> {
                     from,
                     to,
                     bytes,
-                    tag,
-                } => self.issue(from, to, bytes, tag),
+                    token,
+                } => self.issue(from, to, bytes, token),
                 Step::Sleep { rank, cycles } => self
                     .wheel
                     .schedule(self.now + cycles.max(1), Event::WakeRank(rank)),
@@ -464,13 +478,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         }
     }
 
-    fn issue(&mut self, from: u32, to: u32, bytes: u64, tag: u32) {
+    fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64) {
         let packets = bytes.div_ceil(self.packet_bytes).max(1);
         let msg = Message {
             dest_node: self.rank_node[to as usize],
             src_rank: from,
             dst_rank: to,
-            tag,
+            token,
             packets_to_send: packets,
             packets_to_deliver: packets,
             issued_at: self.now,
@@ -503,7 +517,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         let consumed = Consumed {
             from: msg.src_rank,
             to: msg.dst_rank,
-            tag: msg.tag,
+            token: msg.token,
             issued_at: msg.issued_at,
             hops: self.pkts[pkt as usize].hops,
         };

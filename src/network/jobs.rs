@@ -4,8 +4,8 @@
 //! ranks `base[j]..base[j + 1]`, and records when each job completes (its last rank has finished and
 //! its last message has been consumed).
 
-use super::driver::{Consumed, Driver};
-use super::ranks::{Ranks, Step};
+use super::driver::{Consumed, Driver, Step};
+use crate::mpi::runtime::Ranks;
 
 /// The rank interpreters of every job, with their global rank ranges and start cycles.
 pub(super) struct Jobs<'p> {
@@ -43,9 +43,8 @@ impl<'p> Jobs<'p> {
         self.base.partition_point(|&b| b <= global) - 1
     }
 
-    /// Runs local rank `rank` of job `j` and forwards its steps with global rank ids.
-    fn advance(&mut self, now: u64, j: usize, rank: u32, out: &mut Vec<Step>) {
-        self.jobs[j].advance(rank, &mut self.scratch);
+    /// Forwards the steps job `j` left in `scratch` with global rank ids.
+    fn forward(&mut self, now: u64, j: usize, out: &mut Vec<Step>) {
         let base = self.base[j];
         for step in self.scratch.drain(..) {
             out.push(match step {
@@ -53,14 +52,14 @@ impl<'p> Jobs<'p> {
                     from,
                     to,
                     bytes,
-                    tag,
+                    token,
                 } => {
                     self.open[j] += 1;
                     Step::Send {
                         from: from + base,
                         to: to + base,
                         bytes,
-                        tag,
+                        token,
                     }
                 }
                 Step::Sleep { rank, cycles } => Step::Sleep {
@@ -83,9 +82,9 @@ impl<'p> Jobs<'p> {
 
     fn launch(&mut self, now: u64, j: usize, out: &mut Vec<Step>) {
         for rank in 0..self.jobs[j].count() {
-            self.advance(now, j, rank, out);
+            self.jobs[j].wake(now, rank, &mut self.scratch);
         }
-        self.check_completion(now, j);
+        self.forward(now, j, out);
     }
 }
 
@@ -106,10 +105,13 @@ impl Driver for Jobs<'_> {
         let j = self.job_of(msg.to);
         let base = self.base[j];
         self.open[j] -= 1;
-        if self.jobs[j].consume(msg.to - base, msg.from - base, msg.tag) {
-            self.advance(now, j, msg.to - base, out);
-        }
-        self.check_completion(now, j);
+        let local = Consumed {
+            from: msg.from - base,
+            to: msg.to - base,
+            ..*msg
+        };
+        self.jobs[j].consumed(now, &local, &mut self.scratch);
+        self.forward(now, j, out);
     }
 
     fn wake(&mut self, now: u64, who: u32, out: &mut Vec<Step>) {
@@ -117,7 +119,8 @@ impl Driver for Jobs<'_> {
             self.launch(now, (who - self.total_ranks()) as usize, out);
         } else {
             let j = self.job_of(who);
-            self.advance(now, j, who - self.base[j], out);
+            self.jobs[j].wake(now, who - self.base[j], &mut self.scratch);
+            self.forward(now, j, out);
         }
     }
 
@@ -125,7 +128,7 @@ impl Driver for Jobs<'_> {
         self.completed_at.iter().all(Option::is_some)
     }
 
-    fn blocked(&self) -> Vec<(u32, u32, u32)> {
+    fn blocked(&self) -> Vec<(u32, u32, u64)> {
         self.jobs
             .iter()
             .zip(&self.base)

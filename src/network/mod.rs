@@ -4,15 +4,15 @@
 //! switch and node model of seed 004 §3.1 ([`NetworkModel`]), and returns an [`Outcome`]. It knows
 //! nothing of files, formats or spec strings.
 
-mod driver;
+pub mod driver;
 mod engine;
 mod jobs;
 mod open_loop;
-mod ranks;
 pub mod stats;
 mod wheel;
 
 pub use crate::routing::Routing;
+pub use driver::{Consumed, Driver, Step};
 pub use engine::Outcome;
 pub use open_loop::OpenLoopParams;
 
@@ -146,11 +146,11 @@ pub fn simulate(
             program.ranks()
         )));
     }
-    let ranks = ranks::Ranks::new(program);
+    let ranks = crate::mpi::runtime::Ranks::new(program);
     let paths = model.routing.build(topo)?;
-    engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
-        .run()
-        .map(|(outcome, _)| outcome)
+    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed).run()?;
+    outcome.attach_mpi(ranks.stats());
+    Ok(outcome)
 }
 
 /// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
@@ -193,7 +193,10 @@ pub fn simulate_jobs(
         }
         rank_node.extend_from_slice(job.nodes);
     }
-    let drivers = jobs.iter().map(|j| ranks::Ranks::new(j.program)).collect();
+    let drivers = jobs
+        .iter()
+        .map(|j| crate::mpi::runtime::Ranks::new(j.program))
+        .collect();
     let starts = jobs.iter().map(|j| j.start).collect();
     let paths = model.routing.build(topo)?;
     let (outcome, driver) = engine::Engine::new(

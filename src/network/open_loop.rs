@@ -14,7 +14,7 @@
 //! Booksim's flits/cycle; seed 001's lambda (packets per node per cycle) is load / packet_phits.
 
 use super::driver::{Consumed, Driver};
-use super::ranks::Step;
+use super::driver::Step;
 use crate::rng::Rng;
 use crate::traffic::Destinations;
 use serde::{Deserialize, Serialize};
@@ -131,7 +131,7 @@ impl Driver for OpenLoop<'_> {
                 from: node,
                 to,
                 bytes: self.packet_bytes,
-                tag: u32::from(measured) * MEASURED,
+                token: u64::from(measured) * MEASURED,
             });
         }
         let cycles = self.gap();
@@ -142,7 +142,7 @@ impl Driver for OpenLoop<'_> {
         if self.in_window(now) {
             self.stats.consumed_in_window += self.packet_phits;
         }
-        if msg.tag == MEASURED {
+        if msg.token == MEASURED {
             let s = &mut self.stats;
             s.measured_consumed += 1;
             let latency = now - msg.issued_at;

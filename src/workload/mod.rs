@@ -8,6 +8,7 @@
 mod generators;
 
 use crate::error::{Error, Result};
+use crate::mpi::MpiModel;
 use crate::spec::{Registry, Spec};
 
 pub use generators::REGISTRY;
@@ -15,38 +16,42 @@ pub use generators::REGISTRY;
 /// One step of a rank's program, in MPI terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
-    /// Non-blocking send of `bytes` to rank `to` with `tag` (the rank goes on at once; the node injects
-    /// its messages in program order).
+    /// Send of `bytes` to rank `to` with `tag` that never blocks the rank (seed 004's reactive sends, and
+    /// the sends inside collective algorithms, which MPI libraries post as `isend`s). The node injects
+    /// its messages in program order; under the rendezvous protocol a large one waits for its
+    /// clear-to-send in the background. An MPI_Send is an [`Op::Isend`] and its [`Op::Wait`].
     Send {
         /// Destination rank.
         to: u32,
         /// Message size in bytes.
         bytes: u64,
-        /// MPI-style tag; a receive matches source and tag.
-        tag: u32,
+        /// Matching tag; a receive matches source and tag. The MPI layer puts the communicator's
+        /// context in the upper 32 bits (`crate::mpi::match_tag`), so traffic on two communicators never
+        /// matches across.
+        tag: u64,
     },
     /// Blocking receive: waits until a whole message from rank `from` with `tag` has been consumed.
     Recv {
         /// Source rank.
         from: u32,
         /// Tag to match.
-        tag: u32,
+        tag: u64,
     },
     /// Local computation: the rank is busy for `cycles` network cycles.
     Compute {
         /// Duration in cycles.
         cycles: u64,
     },
-    /// Non-blocking send (MPI_Isend) with request handle `req`. Replayed as [`Op::Send`] under an
-    /// eager protocol: the message is handed to the node at once and the request is complete, so a
-    /// `Wait` on it never blocks.
+    /// Non-blocking send (MPI_Isend) with request handle `req`. Eager: the message is handed to the node
+    /// at once and the request is complete, so a `Wait` on it never blocks; rendezvous: the request
+    /// completes when the clear-to-send arrives and the data leaves.
     Isend {
         /// Destination rank.
         to: u32,
         /// Message size in bytes.
         bytes: u64,
-        /// MPI-style tag.
-        tag: u32,
+        /// Matching tag.
+        tag: u64,
         /// Request handle, rank-local.
         req: u32,
     },
@@ -56,7 +61,7 @@ pub enum Op {
         /// Source rank.
         from: u32,
         /// Tag to match.
-        tag: u32,
+        tag: u64,
         /// Request handle, rank-local.
         req: u32,
     },
@@ -67,13 +72,29 @@ pub enum Op {
     },
     /// MPI_Waitall over every request the rank has outstanding.
     WaitAll,
+    /// Non-blocking synchronous send (MPI_Issend; MPI_Ssend is an `Issend` and its `Wait`): always the
+    /// rendezvous handshake, and its request completes when the receiver's clear-to-send shows that the
+    /// receive has matched.
+    Issend {
+        /// Destination rank.
+        to: u32,
+        /// Message size in bytes.
+        bytes: u64,
+        /// Matching tag.
+        tag: u64,
+        /// Request handle, rank-local.
+        req: u32,
+    },
 }
 
-/// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`, with the
+/// MPI model they run under (protocols, compute scaling; seed 004's eager model unless a trace says
+/// otherwise).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Program {
     ops: Vec<Op>,
     starts: Vec<usize>,
+    mpi: MpiModel,
 }
 
 impl Program {
@@ -87,7 +108,11 @@ impl Program {
             rank_ops(r, &mut ops);
         }
         starts.push(ops.len());
-        Program { ops, starts }
+        Program {
+            ops,
+            starts,
+            mpi: MpiModel::default(),
+        }
     }
 
     /// Builds a program from each rank's ops, freeing each rank's vector as it is moved in (readers of
@@ -101,7 +126,22 @@ impl Program {
             ops.append(&mut std::mem::take(rank_ops));
         }
         starts.push(ops.len());
-        Program { ops, starts }
+        Program {
+            ops,
+            starts,
+            mpi: MpiModel::default(),
+        }
+    }
+
+    /// The MPI model the program runs under.
+    pub fn mpi(&self) -> &MpiModel {
+        &self.mpi
+    }
+
+    /// The same program under another MPI model.
+    pub fn with_mpi(mut self, mpi: MpiModel) -> Program {
+        self.mpi = mpi;
+        self
     }
 
     /// Number of ranks.
@@ -115,7 +155,7 @@ impl Program {
     }
 
     /// Every receive of the program, blocking or not, as (source, destination, tag).
-    pub fn recvs(&self) -> impl Iterator<Item = (u32, u32, u32)> + '_ {
+    pub fn recvs(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
         (0..self.ranks()).flat_map(move |r| {
             self.rank_ops(r).iter().filter_map(move |op| match *op {
                 Op::Recv { from, tag } | Op::Irecv { from, tag, .. } => Some((from, r, tag)),
@@ -124,31 +164,35 @@ impl Program {
         })
     }
 
-    /// Every send of the program (for counting messages and checking matches).
-    pub fn sends(&self) -> impl Iterator<Item = (u32, u32, u64, u32)> + '_ {
+    /// Every send of the program as (source, destination, bytes, tag), self-messages included (for
+    /// counting messages and checking matches).
+    pub fn sends(&self) -> impl Iterator<Item = (u32, u32, u64, u64)> + '_ {
         (0..self.ranks()).flat_map(move |r| {
             self.rank_ops(r).iter().filter_map(move |op| match *op {
-                Op::Send { to, bytes, tag } | Op::Isend { to, bytes, tag, .. } => {
-                    Some((r, to, bytes, tag))
-                }
+                Op::Send { to, bytes, tag }
+                | Op::Isend { to, bytes, tag, .. }
+                | Op::Issend { to, bytes, tag, .. } => Some((r, to, bytes, tag)),
                 _ => None,
             })
         })
     }
 
-    /// Checks that every peer rank exists and nobody sends to itself.
+    /// Checks that every peer rank exists (a rank may message itself: the MPI layer delivers such
+    /// self-messages locally).
     pub fn validate(&self) -> Result<()> {
         let n = self.ranks();
         for r in 0..n {
             for op in self.rank_ops(r) {
                 let peer = match *op {
-                    Op::Send { to, .. } | Op::Isend { to, .. } => to,
+                    Op::Send { to, .. }
+                    | Op::Isend { to, .. }
+                    | Op::Issend { to, .. } => to,
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
                 };
-                if peer >= n || peer == r {
+                if peer >= n {
                     return Err(Error::Invalid(format!(
-                        "rank {r} communicates with rank {peer}, but ranks are 0..{n} and self-messages are not modelled"
+                        "rank {r} communicates with rank {peer}, but ranks are 0..{n}"
                     )));
                 }
             }

@@ -11,7 +11,7 @@ use super::{recv, send};
 use crate::workload::Op;
 
 /// Allgather of `bytes` per rank.
-pub fn allgather(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn allgather(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let (right, left) = neighbours(n, me);
     for _ in 1..n {
         send(out, right, bytes, tag);
@@ -20,7 +20,7 @@ pub fn allgather(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
 }
 
 /// Allreduce of a `bytes` vector.
-pub fn allreduce(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn allreduce(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let (right, left) = neighbours(n, me);
     let n64 = u64::from(n);
     let chunk = |i: u64| bytes / n64 + u64::from(i % n64 < bytes % n64);

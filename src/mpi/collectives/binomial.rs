@@ -48,7 +48,7 @@ fn parent(vr: u32, n: u32) -> (u32, u64) {
 }
 
 /// Broadcast of `bytes` from `root`.
-pub fn bcast(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn bcast(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let vr = relative(me, root, n);
     if vr != 0 {
         recv(out, actual(parent(vr, n).0, root, n), tag);
@@ -59,7 +59,7 @@ pub fn bcast(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op>
 }
 
 /// Reduction of `bytes` to `root`.
-pub fn reduce(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn reduce(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let vr = relative(me, root, n);
     let kids: Vec<_> = children(vr, n).collect();
     for &(c, _) in kids.iter().rev() {
@@ -71,7 +71,7 @@ pub fn reduce(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op
 }
 
 /// Gather of `bytes` per rank to `root`.
-pub fn gather(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn gather(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let vr = relative(me, root, n);
     let kids: Vec<_> = children(vr, n).collect();
     for &(c, _) in kids.iter().rev() {
@@ -84,7 +84,7 @@ pub fn gather(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op
 }
 
 /// Scatter of `bytes` per rank from `root`.
-pub fn scatter(n: u32, me: u32, root: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn scatter(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let vr = relative(me, root, n);
     if vr != 0 {
         recv(out, actual(parent(vr, n).0, root, n), tag);

@@ -17,7 +17,7 @@ pub fn peers(n: u32, me: u32, i: u32) -> (u32, u32) {
 }
 
 /// Alltoall with `bytes` per pair.
-pub fn alltoall(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn alltoall(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     for i in 1..n {
         let (dst, src) = peers(n, me, i);
         send(out, dst, bytes, tag);

@@ -26,64 +26,11 @@ pub mod ring;
 use crate::error::{Error, Result};
 use crate::workload::Op;
 
-/// First tag of the range reserved for collective traffic.
-pub const COLLECTIVE_TAG_BASE: u32 = 1 << 31;
+pub use super::call::Collective;
 
-/// The tag of a rank's `seq`-th collective call (counting from 0).
-pub fn tag_for(seq: u64) -> u32 {
-    COLLECTIVE_TAG_BASE | (seq % u64::from(COLLECTIVE_TAG_BASE)) as u32
-}
-
-/// One collective call as the calling rank sees it. `bytes` is what MPI calls the count times the
-/// datatype size: the whole vector for bcast, reduce and allreduce; each rank's block for gather,
-/// allgather, scatter and alltoall.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Collective {
-    /// MPI_Barrier.
-    Barrier,
-    /// MPI_Bcast of `bytes` from `root`.
-    Bcast {
-        /// Root rank.
-        root: u32,
-        /// Vector size.
-        bytes: u64,
-    },
-    /// MPI_Reduce of `bytes` to `root`.
-    Reduce {
-        /// Root rank.
-        root: u32,
-        /// Vector size.
-        bytes: u64,
-    },
-    /// MPI_Allreduce of `bytes`.
-    Allreduce {
-        /// Vector size.
-        bytes: u64,
-    },
-    /// MPI_Gather of `bytes` from each rank to `root`.
-    Gather {
-        /// Root rank.
-        root: u32,
-        /// Per-rank block.
-        bytes: u64,
-    },
-    /// MPI_Allgather of `bytes` per rank.
-    Allgather {
-        /// Per-rank block.
-        bytes: u64,
-    },
-    /// MPI_Alltoall with `bytes` per pair.
-    Alltoall {
-        /// Per-destination block.
-        bytes: u64,
-    },
-    /// MPI_Scatter of `bytes` per rank from `root`.
-    Scatter {
-        /// Root rank.
-        root: u32,
-        /// Per-rank block.
-        bytes: u64,
-    },
+/// The matching tag of a rank's `seq`-th collective call on MPI_COMM_WORLD (counting from 0).
+pub fn tag_for(seq: u64) -> u64 {
+    super::collective_tag(0, seq)
 }
 
 /// Allreduce algorithms.
@@ -154,9 +101,10 @@ impl Algorithms {
     }
 }
 
-/// Appends the ops of rank `me` (of `n`) for collective `c` with tag `tag`.
-pub fn expand(c: Collective, n: u32, me: u32, tag: u32, alg: &Algorithms, out: &mut Vec<Op>) {
-    match c {
+/// Appends the ops of rank `me` (of `n`, ranks of the collective's communicator) for collective `c`
+/// with matching tag `tag`.
+pub fn expand(c: &Collective, n: u32, me: u32, tag: u64, alg: &Algorithms, out: &mut Vec<Op>) {
+    match *c {
         Collective::Barrier => match alg.barrier {
             BarrierAlg::Dissemination => dissemination::barrier(n, me, tag, out),
             BarrierAlg::Tree => {
@@ -181,16 +129,28 @@ pub fn expand(c: Collective, n: u32, me: u32, tag: u32, alg: &Algorithms, out: &
             AllgatherAlg::Ring => ring::allgather(n, me, bytes, tag, out),
         },
         Collective::Alltoall { bytes } => pairwise::alltoall(n, me, bytes, tag, out),
+        Collective::Scan { bytes } => linear::scan(n, me, bytes, false, tag, out),
+        Collective::Exscan { bytes } => linear::scan(n, me, bytes, true, tag, out),
+        Collective::ReduceScatterBlock { bytes } => {
+            linear::reducescatter(n, me, &vec![bytes; n as usize], tag, out)
+        }
+        Collective::ReduceScatter { ref counts } => linear::reducescatter(n, me, counts, tag, out),
+        Collective::Gatherv { root, bytes } => linear::gatherv(n, me, root, bytes, tag, out),
+        Collective::Scatterv { root, ref counts } => {
+            linear::scatterv(n, me, root, counts, tag, out)
+        }
+        Collective::Allgatherv { ref counts } => linear::allgatherv(n, me, counts, tag, out),
+        Collective::Alltoallv { ref send } => linear::alltoallv(n, me, send, tag, out),
     }
 }
 
 /// Appends a send.
-pub(crate) fn send(out: &mut Vec<Op>, to: u32, bytes: u64, tag: u32) {
+pub(crate) fn send(out: &mut Vec<Op>, to: u32, bytes: u64, tag: u64) {
     out.push(Op::Send { to, bytes, tag });
 }
 
 /// Appends a blocking receive.
-pub(crate) fn recv(out: &mut Vec<Op>, from: u32, tag: u32) {
+pub(crate) fn recv(out: &mut Vec<Op>, from: u32, tag: u64) {
     out.push(Op::Recv { from, tag });
 }
 
@@ -201,7 +161,7 @@ pub(crate) mod tests {
 
     /// Every rank's expansion of `c`, as one program.
     pub fn program(c: Collective, n: u32, alg: &Algorithms) -> Program {
-        Program::from_fn(n, |me, ops| expand(c, n, me, tag_for(0), alg, ops))
+        Program::from_fn(n, |me, ops| expand(&c, n, me, tag_for(0), alg, ops))
     }
 
     /// (src, dst, bytes) of every message, sorted.
@@ -222,7 +182,7 @@ pub(crate) mod tests {
         // Causal run: sends go to mailboxes, receives wait.
         let n = p.ranks() as usize;
         let mut pc = vec![0usize; n];
-        let mut mail: ahash::AHashMap<(u32, u32, u32), u32> = Default::default();
+        let mut mail: ahash::AHashMap<(u32, u32, u64), u32> = Default::default();
         let mut progress = true;
         while progress {
             progress = false;
@@ -278,10 +238,10 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn collective_tags_stay_in_the_reserved_range() {
-        assert_eq!(tag_for(0), 1 << 31);
-        assert_eq!(tag_for(5), (1 << 31) + 5);
-        assert_eq!(tag_for(1 << 31), 1 << 31);
+    fn collective_tags_live_in_the_collective_context() {
+        assert_eq!(tag_for(0), 1 << 32);
+        assert_eq!(tag_for(5), (1 << 32) + 5);
+        assert_eq!(tag_for(1 << 32), 1 << 32);
         let mut a = Algorithms::default();
         a.set("allreduce", "ring").unwrap();
         assert_eq!(a.allreduce, AllreduceAlg::Ring);

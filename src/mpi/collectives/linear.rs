@@ -11,19 +11,31 @@
 use super::{binomial, pairwise, recv, send};
 use crate::workload::Op;
 
-/// Gatherv: rank i sends `counts[i]` bytes to `root`.
-pub fn gatherv(n: u32, me: u32, root: u32, counts: &[u64], tag: u32, out: &mut Vec<Op>) {
+/// Gatherv: this rank sends its `bytes` to `root`, which receives from every other rank in rank order.
+pub fn gatherv(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     if me == root {
         (0..n)
             .filter(|&r| r != root)
             .for_each(|r| recv(out, r, tag));
     } else {
-        send(out, root, counts[me as usize], tag);
+        send(out, root, bytes, tag);
+    }
+}
+
+/// Scan (`exclusive: false`) or exscan as a linear chain: rank i waits for the prefix of ranks
+/// 0..i from rank i - 1 and passes its own to rank i + 1 (n - 1 messages of `bytes`).
+pub fn scan(n: u32, me: u32, bytes: u64, exclusive: bool, tag: u64, out: &mut Vec<Op>) {
+    let _ = exclusive;
+    if me > 0 {
+        recv(out, me - 1, tag);
+    }
+    if me + 1 < n {
+        send(out, me + 1, bytes, tag);
     }
 }
 
 /// Scatterv: `root` sends `counts[i]` bytes to rank i.
-pub fn scatterv(n: u32, me: u32, root: u32, counts: &[u64], tag: u32, out: &mut Vec<Op>) {
+pub fn scatterv(n: u32, me: u32, root: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     if me == root {
         (0..n)
             .filter(|&r| r != root)
@@ -34,7 +46,7 @@ pub fn scatterv(n: u32, me: u32, root: u32, counts: &[u64], tag: u32, out: &mut 
 }
 
 /// Allgatherv: ring; in step s rank `me` forwards the block of rank `me - s` (mod n).
-pub fn allgatherv(n: u32, me: u32, counts: &[u64], tag: u32, out: &mut Vec<Op>) {
+pub fn allgatherv(n: u32, me: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     let (right, left) = ((me + 1) % n, (me + n - 1) % n);
     for s in 0..n - 1 {
         send(out, right, counts[((me + n - s) % n) as usize], tag);
@@ -43,7 +55,7 @@ pub fn allgatherv(n: u32, me: u32, counts: &[u64], tag: u32, out: &mut Vec<Op>) 
 }
 
 /// Alltoallv: pairwise; `send_counts[d]` bytes go to rank d.
-pub fn alltoallv(n: u32, me: u32, send_counts: &[u64], tag: u32, out: &mut Vec<Op>) {
+pub fn alltoallv(n: u32, me: u32, send_counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     for i in 1..n {
         let (dst, src) = pairwise::peers(n, me, i);
         send(out, dst, send_counts[dst as usize], tag);
@@ -52,7 +64,7 @@ pub fn alltoallv(n: u32, me: u32, send_counts: &[u64], tag: u32, out: &mut Vec<O
 }
 
 /// Reduce-scatter: rank i ends with `counts[i]` bytes of the reduced vector.
-pub fn reducescatter(n: u32, me: u32, counts: &[u64], tag: u32, out: &mut Vec<Op>) {
+pub fn reducescatter(n: u32, me: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     let total = counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
     binomial::reduce(n, me, 0, total, tag, out);
     scatterv(n, me, 0, counts, tag, out);
@@ -67,7 +79,7 @@ mod tests {
     fn vector_collectives_move_the_given_counts() {
         let counts = [5u64, 1, 7, 2, 9];
         let n = counts.len() as u32;
-        let p = Program::from_fn(n, |me, ops| super::gatherv(n, me, 3, &counts, 1, ops));
+        let p = Program::from_fn(n, |me, ops| super::gatherv(n, me, 3, counts[me as usize], 1, ops));
         check_replays(&p);
         assert_eq!(p.sends().map(|s| s.2).sum::<u64>(), 5 + 1 + 7 + 9);
         let p = Program::from_fn(n, |me, ops| super::allgatherv(n, me, &counts, 1, ops));

@@ -34,7 +34,7 @@ fn old(new: u32, rem: u32) -> u32 {
 fn schedule(
     n: u32,
     me: u32,
-    tag: u32,
+    tag: u64,
     fold_bytes: u64,
     back_bytes: u64,
     group_bytes: impl Fn(u32, u32) -> u64,
@@ -62,12 +62,12 @@ fn schedule(
 }
 
 /// Allreduce of a `bytes` vector.
-pub fn allreduce(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn allreduce(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     schedule(n, me, tag, bytes, bytes, |_, _| bytes, out);
 }
 
 /// Allgather of `bytes` per rank.
-pub fn allgather(n: u32, me: u32, bytes: u64, tag: u32, out: &mut Vec<Op>) {
+pub fn allgather(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
     let rem = fold(n, me).1;
     let blocks = move |base: u32, mask: u32| {
         let doubled = rem.min(base + mask).saturating_sub(base);

@@ -7,7 +7,7 @@ use super::{recv, send};
 use crate::workload::Op;
 
 /// The barrier of rank `me` of `n`.
-pub fn barrier(n: u32, me: u32, tag: u32, out: &mut Vec<Op>) {
+pub fn barrier(n: u32, me: u32, tag: u64, out: &mut Vec<Op>) {
     let (n64, me64) = (u64::from(n), u64::from(me));
     let mut d = 1u64;
     while d < n64 {

@@ -1,0 +1,560 @@
+//! Lowering: every rank's [`Call`]s to the engine's [`Op`]s.
+//!
+//! Readers push calls rank by rank in program order ([`Builder::push`]), in any interleaving of ranks;
+//! [`Builder::finish`] first pairs up communicator creations across ranks ([`super::comm::resolve`]),
+//! then lowers each rank on its own:
+//! - ranks relative to a communicator become world ranks; a peer or root outside it is an error;
+//! - tags go into the communicator's context ([`super::p2p_tag`], [`super::collective_tag`]) and
+//!   collective sequence numbers count per communicator, so two communicators never match across;
+//! - a blocking send is an `Isend` and its `Wait` (so the protocol decides whether it blocks), a blocking
+//!   synchronous send an `Issend` and its `Wait`, `sendrecv` an `Irecv`, an `Isend` and both waits;
+//! - request handles become fresh rank-local ids; a wildcard receive takes the source and tag its
+//!   completion recorded (the op is patched when the wait is lowered);
+//! - collectives expand by [`super::collectives`]; a non-blocking collective runs its blocking
+//!   algorithm where its request completes (MPICH progresses it inside MPI calls, mostly the wait);
+//! - every member must call the collectives of a communicator in the same order (checked: kind and
+//!   root).
+
+use super::call::{Call, Collective, CommHandle, ReqHandle, SendMode, Source, Status, TagSel};
+use super::collectives::{self, Algorithms};
+use super::comm::{self, Bound, Comms, Handles};
+use super::{collective_tag, p2p_tag};
+use crate::error::{Error, Result};
+use crate::workload::{Op, Program};
+use ahash::AHashMap;
+
+/// Where a call came from, for error messages: a file of the builder and a line (text formats) or a
+/// byte offset (binary formats).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pos {
+    /// Index of the file ([`Builder::file`]).
+    pub file: u32,
+    /// Line (1-based) or byte offset.
+    pub at: u64,
+}
+
+/// Collects every rank's calls, then lowers them to a [`Program`].
+#[derive(Debug)]
+pub struct Builder {
+    calls: Vec<Vec<(Call, Pos)>>,
+    files: Vec<(String, bool)>,
+    comms: Comms,
+    handles: Vec<Handles>,
+    algorithms: Algorithms,
+}
+
+/// An open request of the rank being lowered.
+#[derive(Debug)]
+enum Open {
+    /// A send or a receive with a known source: its runtime id.
+    P2p(u32),
+    /// A wildcard receive: its runtime id, the op to patch, its communicator and where it was posted.
+    Wildcard {
+        id: u32,
+        op: usize,
+        bound: Bound,
+        tag: TagSel,
+        pos: Pos,
+    },
+    /// A non-blocking collective: its ops, emitted when it completes.
+    Collective(Vec<Op>),
+}
+
+/// One recorded collective call of a communicator, to check that every member calls the same ones.
+#[derive(Debug, Clone, Copy)]
+struct Logged {
+    name: &'static str,
+    root: Option<u32>,
+    rank: u32,
+    pos: Pos,
+}
+
+impl Builder {
+    /// A builder for `ranks` world ranks whose collectives expand with `algorithms`.
+    pub fn new(ranks: u32, algorithms: &Algorithms) -> Builder {
+        Builder {
+            calls: (0..ranks).map(|_| Vec::new()).collect(),
+            files: Vec::new(),
+            comms: Comms::new(ranks),
+            handles: (0..ranks).map(Handles::new).collect(),
+            algorithms: *algorithms,
+        }
+    }
+
+    /// Number of world ranks.
+    pub fn ranks(&self) -> u32 {
+        self.calls.len() as u32
+    }
+
+    /// Registers a source file; positions in it are lines if `binary` is false, byte offsets otherwise.
+    pub fn file(&mut self, name: &str, binary: bool) -> u32 {
+        self.files.push((name.to_string(), binary));
+        self.files.len() as u32 - 1
+    }
+
+    /// Defines a communicator of `members` (world ranks, in communicator order), known to every member
+    /// as `handle` from its first call (OTF2's global definitions, the native format's `comm` lines).
+    pub fn define_comm(&mut self, handle: CommHandle, members: Vec<u32>) -> Result<()> {
+        let n = self.ranks();
+        let mut seen = AHashMap::new();
+        for (i, &m) in members.iter().enumerate() {
+            if m >= n || seen.insert(m, i).is_some() {
+                return Err(Error::Invalid(format!(
+                    "communicator {handle} lists world rank {m} twice or outside 0..{n}"
+                )));
+            }
+        }
+        let me: Vec<u32> = members.clone();
+        let c = self.comms.add(members);
+        for (i, m) in me.into_iter().enumerate() {
+            self.handles[m as usize].set(
+                handle,
+                Some(Bound {
+                    comm: c,
+                    me: i as u32,
+                }),
+            );
+        }
+        Ok(())
+    }
+
+    /// Appends `call` to the program of world rank `rank` (below [`Builder::ranks`]).
+    pub fn push(&mut self, rank: u32, call: Call, pos: Pos) {
+        self.calls[rank as usize].push((call, pos));
+    }
+
+    /// The calls pushed so far for `rank` (readers use it to check their own bookkeeping).
+    pub fn calls(&self, rank: u32) -> impl Iterator<Item = &Call> {
+        self.calls[rank as usize].iter().map(|(c, _)| c)
+    }
+
+    /// `path:line: message` (or `path (byte N): message`).
+    fn error(&self, pos: Pos, message: impl std::fmt::Display) -> Error {
+        match self.files.get(pos.file as usize) {
+            Some((path, false)) => Error::Invalid(format!("{path}:{}: {message}", pos.at)),
+            Some((path, true)) => Error::Invalid(format!("{path} (byte {}): {message}", pos.at)),
+            None => Error::Invalid(message.to_string()),
+        }
+    }
+
+    /// Lowers every rank (see the module doc).
+    pub fn finish(mut self) -> Result<Program> {
+        let created = comm::resolve(&self.calls, &self.handles, &mut self.comms)
+            .map_err(|(pos, m)| self.error(pos, m))?;
+        let mut log: Vec<Vec<Logged>> = Vec::new();
+        let calls = std::mem::take(&mut self.calls);
+        let mut per_rank = Vec::with_capacity(calls.len());
+        for (r, (rank_calls, made)) in calls.into_iter().zip(created).enumerate() {
+            let mut lowering = RankLowering {
+                rank: r as u32,
+                handles: std::mem::take(&mut self.handles[r]),
+                made: made.into_iter(),
+                open: AHashMap::new(),
+                open_order: Vec::new(),
+                next_id: 0,
+                coll_seq: AHashMap::new(),
+                ops: Vec::with_capacity(rank_calls.len()),
+            };
+            for (call, pos) in rank_calls {
+                lowering
+                    .lower(call, pos, &mut self.comms, &self.algorithms, &mut log)
+                    .map_err(|m| self.error(pos, m))?;
+            }
+            lowering.close().map_err(|(pos, m)| self.error(pos, m))?;
+            per_rank.push(lowering.ops);
+        }
+        Ok(Program::from_rank_vecs(per_rank))
+    }
+}
+
+/// The state of one rank while its calls are lowered.
+struct RankLowering {
+    rank: u32,
+    handles: Handles,
+    made: std::vec::IntoIter<Option<Bound>>,
+    open: AHashMap<ReqHandle, Open>,
+    /// Handles in posting order (for `waitall` of every open request); stale entries are skipped.
+    open_order: Vec<ReqHandle>,
+    next_id: u32,
+    coll_seq: AHashMap<u32, u64>,
+    ops: Vec<Op>,
+}
+
+type Msg = String;
+
+impl RankLowering {
+    fn fresh(&mut self) -> Result<u32, Msg> {
+        let id = self.next_id;
+        // Runtime ids below u32::MAX - 1 (the runtime reserves the top two); wrapping is safe because a
+        // rank never has 2^32 requests open at once, but say so if it ever would.
+        self.next_id = (self.next_id + 1) % (u32::MAX - 1);
+        if self.open.len() as u64 >= u64::from(u32::MAX - 2) {
+            return Err("more than 2^32 requests open at once".into());
+        }
+        Ok(id)
+    }
+
+    fn bound(&mut self, handle: CommHandle, comms: &mut Comms) -> Result<Bound, Msg> {
+        self.handles.get(handle, self.rank, comms).ok_or_else(|| {
+            format!(
+                "rank {} uses communicator {handle}, which it does not have (never created, freed, \
+                 or not a member)",
+                self.rank
+            )
+        })
+    }
+
+    fn peer(&self, b: Bound, rank: u32, what: &str, comms: &Comms) -> Result<u32, Msg> {
+        let size = comms.size(b.comm);
+        if rank >= size {
+            return Err(format!(
+                "{what} {rank} is outside the communicator (ranks 0..{size})"
+            ));
+        }
+        Ok(comms.world_rank(b.comm, rank))
+    }
+
+    fn post(&mut self, handle: ReqHandle, open: Open) -> Result<(), Msg> {
+        if self.open.insert(handle, open).is_some() {
+            return Err(format!(
+                "rank {} posts request {handle} while it is still open",
+                self.rank
+            ));
+        }
+        self.open_order.push(handle);
+        Ok(())
+    }
+
+    fn lower(
+        &mut self,
+        call: Call,
+        pos: Pos,
+        comms: &mut Comms,
+        algorithms: &Algorithms,
+        log: &mut Vec<Vec<Logged>>,
+    ) -> Result<(), Msg> {
+        match call {
+            Call::Send {
+                comm,
+                dest,
+                tag,
+                bytes,
+                mode,
+                req,
+            } => {
+                let b = self.bound(comm, comms)?;
+                let to = self.peer(b, dest, "destination", comms)?;
+                let tag = p2p_tag(b.comm, tag);
+                let id = self.fresh()?;
+                self.ops.push(match mode {
+                    SendMode::Standard => Op::Isend {
+                        to,
+                        bytes,
+                        tag,
+                        req: id,
+                    },
+                    SendMode::Synchronous => Op::Issend {
+                        to,
+                        bytes,
+                        tag,
+                        req: id,
+                    },
+                });
+                match req {
+                    None => self.ops.push(Op::Wait { req: id }),
+                    Some(h) => self.post(h, Open::P2p(id))?,
+                }
+            }
+            Call::Recv {
+                comm,
+                source,
+                tag,
+                req,
+                status,
+            } => {
+                let b = self.bound(comm, comms)?;
+                match req {
+                    None => {
+                        let (from, tag) = self.resolve(b, source, tag, status, comms)?;
+                        self.ops.push(Op::Recv { from, tag });
+                    }
+                    Some(h) => {
+                        let id = self.fresh()?;
+                        match (source, tag, status) {
+                            (Source::Any, _, None) | (_, TagSel::Any, None) => {
+                                self.post(
+                                    h,
+                                    Open::Wildcard {
+                                        id,
+                                        op: self.ops.len(),
+                                        bound: b,
+                                        tag,
+                                        pos,
+                                    },
+                                )?;
+                                self.ops.push(Op::Irecv {
+                                    from: 0,
+                                    tag: 0,
+                                    req: id,
+                                });
+                            }
+                            _ => {
+                                let (from, tag) = self.resolve(b, source, tag, status, comms)?;
+                                self.ops.push(Op::Irecv { from, tag, req: id });
+                                self.post(h, Open::P2p(id))?;
+                            }
+                        }
+                    }
+                }
+            }
+            Call::Sendrecv {
+                comm,
+                dest,
+                send_tag,
+                bytes,
+                source,
+                recv_tag,
+                status,
+            } => {
+                let b = self.bound(comm, comms)?;
+                let to = self.peer(b, dest, "destination", comms)?;
+                let (from, rtag) = self.resolve(b, source, recv_tag, status, comms)?;
+                let (r, s) = (self.fresh()?, self.fresh()?);
+                self.ops.push(Op::Irecv {
+                    from,
+                    tag: rtag,
+                    req: r,
+                });
+                self.ops.push(Op::Isend {
+                    to,
+                    bytes,
+                    tag: p2p_tag(b.comm, send_tag),
+                    req: s,
+                });
+                self.ops.push(Op::Wait { req: s });
+                self.ops.push(Op::Wait { req: r });
+            }
+            Call::Wait { req, status } => self.complete(req, status, comms)?,
+            Call::WaitAll { reqs } => {
+                let list = match reqs {
+                    Some(list) => list,
+                    None => self.open_in_order(),
+                };
+                for h in list {
+                    self.complete(h, None, comms)?;
+                }
+            }
+            Call::WaitUnrecorded { reqs, some } => {
+                let open: Vec<ReqHandle> = reqs
+                    .into_iter()
+                    .filter(|h| self.open.contains_key(h))
+                    .collect();
+                let take = if some { open.len() } else { open.len().min(1) };
+                for h in open.into_iter().take(take) {
+                    self.complete(h, None, comms)?;
+                }
+            }
+            Call::Collective { comm, op, req } => {
+                let b = self.bound(comm, comms)?;
+                let ops = self.collective(b, &op, pos, comms, algorithms, log)?;
+                match req {
+                    None => self.ops.extend(ops),
+                    Some(h) => self.post(h, Open::Collective(ops))?,
+                }
+            }
+            Call::Compute { cycles } => self.ops.push(Op::Compute { cycles }),
+            Call::CommSplit { new, .. }
+            | Call::CommDup { new, .. }
+            | Call::CommCreate { new, .. } => {
+                let made = self
+                    .made
+                    .next()
+                    .expect("resolve gave every creation call a result");
+                self.handles.set(new, made);
+            }
+            Call::CommFree { comm } => self.handles.set(comm, None),
+        }
+        Ok(())
+    }
+
+    /// World source and matching tag of a receive, wildcards taken from `status`.
+    fn resolve(
+        &self,
+        b: Bound,
+        source: Source,
+        tag: TagSel,
+        status: Option<Status>,
+        comms: &Comms,
+    ) -> Result<(u32, u64), Msg> {
+        let src = match (source, status) {
+            (Source::Rank(s), _) => s,
+            (Source::Any, Some(st)) => st.source,
+            (Source::Any, None) => {
+                return Err(
+                    "MPI_ANY_SOURCE receive, but the trace records no source for it (the replay \
+                     needs the status of the completed receive)"
+                        .into(),
+                );
+            }
+        };
+        let t = match (tag, status) {
+            (TagSel::Tag(t), _) => t,
+            (TagSel::Any, Some(st)) => st.tag,
+            (TagSel::Any, None) => {
+                return Err(
+                    "MPI_ANY_TAG receive, but the trace records no tag for it (the replay needs \
+                     the status of the completed receive)"
+                        .into(),
+                );
+            }
+        };
+        let from = self.peer(b, src, "source", comms)?;
+        Ok((from, p2p_tag(b.comm, t)))
+    }
+
+    /// Request `h` completes here.
+    fn complete(&mut self, h: ReqHandle, status: Option<Status>, comms: &Comms) -> Result<(), Msg> {
+        let Some(open) = self.open.remove(&h) else {
+            return Err(format!(
+                "rank {} waits on request {h}, which it has not posted (or already completed)",
+                self.rank
+            ));
+        };
+        match open {
+            Open::P2p(id) => self.ops.push(Op::Wait { req: id }),
+            Open::Wildcard {
+                id,
+                op,
+                bound,
+                tag,
+                pos,
+            } => {
+                let source = Source::Any;
+                let (from, tag) = self
+                    .resolve(bound, source, tag, status, comms)
+                    .map_err(|m| format!("{m} (the receive posted at {})", pos.at))?;
+                self.ops[op] = Op::Irecv { from, tag, req: id };
+                self.ops.push(Op::Wait { req: id });
+            }
+            Open::Collective(ops) => self.ops.extend(ops),
+        }
+        Ok(())
+    }
+
+    /// Every open request in posting order.
+    fn open_in_order(&mut self) -> Vec<ReqHandle> {
+        let open = &self.open;
+        let mut seen = ahash::AHashSet::new();
+        let list: Vec<ReqHandle> = self
+            .open_order
+            .iter()
+            .copied()
+            .filter(|h| open.contains_key(h) && seen.insert(*h))
+            .collect();
+        self.open_order.clear();
+        list
+    }
+
+    /// The ops of one collective call, its peers in world ranks; checks the call order.
+    fn collective(
+        &mut self,
+        b: Bound,
+        op: &Collective,
+        pos: Pos,
+        comms: &Comms,
+        algorithms: &Algorithms,
+        log: &mut Vec<Vec<Logged>>,
+    ) -> Result<Vec<Op>, Msg> {
+        let n = comms.size(b.comm);
+        if let Some(root) = op.root()
+            && root >= n
+        {
+            return Err(format!(
+                "{} root {root} is outside the communicator (ranks 0..{n})",
+                op.name()
+            ));
+        }
+        let counts = match op {
+            Collective::ReduceScatter { counts }
+            | Collective::Scatterv { counts, .. }
+            | Collective::Allgatherv { counts } => Some(counts),
+            Collective::Alltoallv { send } => Some(send),
+            _ => None,
+        };
+        if let Some(c) = counts
+            && c.len() != n as usize
+        {
+            return Err(format!(
+                "{} lists {} counts for a communicator of {n} ranks",
+                op.name(),
+                c.len()
+            ));
+        }
+        let seq = self.coll_seq.entry(b.comm).or_insert(0);
+        let k = *seq;
+        *seq += 1;
+        if log.len() <= b.comm as usize {
+            log.resize(b.comm as usize + 1, Vec::new());
+        }
+        let entry = Logged {
+            name: op.name(),
+            root: op.root(),
+            rank: self.rank,
+            pos,
+        };
+        let calls = &mut log[b.comm as usize];
+        match calls.get(k as usize) {
+            None => calls.push(entry),
+            Some(first) if first.name != entry.name || first.root != entry.root => {
+                let root = |r: Option<u32>| r.map_or(String::new(), |r| format!(" (root {r})"));
+                return Err(format!(
+                    "collectives called in different orders on one communicator: rank {} calls {}{} \
+                     as its collective #{} there, where rank {} called {}{} (line {})",
+                    self.rank,
+                    entry.name,
+                    root(entry.root),
+                    k + 1,
+                    first.rank,
+                    first.name,
+                    root(first.root),
+                    first.pos.at
+                ));
+            }
+            Some(_) => {}
+        }
+        let mut ops = Vec::new();
+        let tag = collective_tag(b.comm, k);
+        collectives::expand(op, n, b.me, tag, algorithms, &mut ops);
+        if let Some(members) = comms.members(b.comm) {
+            for o in &mut ops {
+                match o {
+                    Op::Send { to, .. }
+                    | Op::Isend { to, .. }
+                    | Op::Issend { to, .. } => *to = members[*to as usize],
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } => {
+                        *from = members[*from as usize]
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(ops)
+    }
+
+    /// End of the rank's calls: a wildcard receive never completed cannot be replayed.
+    fn close(&mut self) -> Result<(), (Pos, Msg)> {
+        for open in self.open.values() {
+            if let Open::Wildcard { pos, .. } = open {
+                return Err((
+                    *pos,
+                    format!(
+                        "rank {}'s wildcard receive is never completed, so the trace records no \
+                         source for it",
+                        self.rank
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,481 @@
+//! The MPI runtime: the engine's driver for rank programs (seed 004 §3.1's reactive sources, with MPI's
+//! matching, requests and protocols).
+//!
+//! - **Matching** follows MPI: an arriving message (eager data, or a rendezvous request-to-send) matches
+//!   the oldest posted receive of its destination with the same source and matching tag; if none is
+//!   posted it waits in the unexpected queue, which a later receive drains first, in arrival order.
+//! - **Eager** (`bytes <= eager_threshold`, or every message under `protocol=eager`): the data leaves at
+//!   once and the send request is complete.
+//! - **Rendezvous** (larger messages under `protocol=rendezvous`, and every synchronous send): the
+//!   sender injects a request-to-send of `control_bytes`; once the receive is posted and matched, the
+//!   receiver injects a clear-to-send of `control_bytes`; when it arrives the sender injects the data and
+//!   its request completes; the receive completes when the data has been consumed.
+//! - **Self-messages** never enter the network: the send delivers locally at once and costs the rank
+//!   `self_copy` cycles per byte (0 by default).
+//! - **Time**: every rank's time is computing (`Compute`, after `compute_scale`), sending (blocked in a
+//!   wait on a send request) or waiting (blocked in a receive, a wait on a receive, or `waitall`);
+//!   their sum is the rank's finishing cycle, since nothing else takes time.
+
+use super::model::MpiModel;
+use crate::network::{Consumed, Driver, Step};
+use crate::workload::{Op, Program};
+use ahash::AHashMap;
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// The request id a blocking receive posts under (lowering hands out ids below `u32::MAX - 1`).
+const BLOCKING_REQ: u32 = u32::MAX;
+
+/// Tokens with this bit are protocol messages; without it, the token is the eager message's tag
+/// (matching tags use at most 63 bits: a context below 2^31 and a 32-bit tag).
+const PROTOCOL: u64 = 1 << 63;
+const RTS: u64 = PROTOCOL;
+const CTS: u64 = PROTOCOL | 1 << 62;
+const DATA: u64 = PROTOCOL | 1 << 61;
+const KIND: u64 = RTS | CTS | DATA;
+
+/// What a rank is blocked on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    /// Running, computing or finished.
+    No,
+    /// In a blocking receive.
+    Recv,
+    /// In `wait` on this request; `send` if it is a send request.
+    Req { req: u32, send: bool },
+    /// In `waitall`.
+    All,
+}
+
+/// An outstanding request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pending {
+    /// A receive posted for (source, tag), not yet matched.
+    Recv { from: u32, tag: u64 },
+    /// A receive matched by a request-to-send, waiting for its data.
+    Data { from: u32, tag: u64 },
+    /// A send waiting for its clear-to-send.
+    Send { to: u32, tag: u64 },
+}
+
+/// What arrived before its receive was posted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arrival {
+    Eager,
+    Rts(u32),
+}
+
+/// One rendezvous in progress.
+#[derive(Debug, Clone, Copy)]
+struct Rendezvous {
+    from: u32,
+    to: u32,
+    bytes: u64,
+    tag: u64,
+    /// The sender's request, or `BLOCKING_REQ` for a send nobody waits on.
+    send_req: u32,
+    /// The receiver's request once matched.
+    recv_req: u32,
+}
+
+/// Where every rank's time went, summed and maximised over ranks (cycles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct TimeSplit {
+    /// Computing, summed over ranks.
+    pub compute_sum: u64,
+    /// Largest computing time of a rank.
+    pub compute_max: u64,
+    /// Blocked in waits on send requests (rendezvous, synchronous sends), summed.
+    pub send_sum: u64,
+    /// Largest such time of a rank.
+    pub send_max: u64,
+    /// Blocked in receives and waits on receives, summed.
+    pub wait_sum: u64,
+    /// Largest such time of a rank.
+    pub wait_max: u64,
+}
+
+/// What the MPI layer did besides moving application data: the report's `mpi` section.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct MpiStats {
+    /// Messages sent through the rendezvous handshake.
+    pub rendezvous_messages: u64,
+    /// Request-to-send and clear-to-send messages injected (counted apart from data messages).
+    pub control_messages: u64,
+    /// Self-messages, delivered locally.
+    pub self_messages: u64,
+    /// Bytes of self-messages.
+    pub self_bytes: u64,
+    /// Where the ranks' time went.
+    pub time: TimeSplit,
+}
+
+/// Program counters, matching and protocols of every rank.
+#[derive(Debug)]
+pub struct Ranks<'p> {
+    program: &'p Program,
+    model: MpiModel,
+    now: u64,
+    pc: Vec<u32>,
+    block: Vec<Block>,
+    blocked_since: Vec<u64>,
+    compute: Vec<u64>,
+    sending: Vec<u64>,
+    waiting: Vec<u64>,
+    /// Posted, unmatched receives by (destination, source, tag), oldest first, as request ids.
+    posted: AHashMap<(u32, u32, u64), VecDeque<u32>>,
+    /// Outstanding requests by (rank, request).
+    pending: AHashMap<(u32, u32), Pending>,
+    /// Outstanding requests per rank (what `waitall` waits for).
+    outstanding: Vec<u32>,
+    /// Arrivals no receive has matched yet, by (destination, source, tag), oldest first.
+    unexpected: AHashMap<(u32, u32, u64), VecDeque<Arrival>>,
+    rendezvous: Vec<Rendezvous>,
+    free_rendezvous: Vec<u32>,
+    stats: MpiStats,
+    finished: u32,
+}
+
+impl<'p> Ranks<'p> {
+    /// Every rank at the start of its program, under the program's MPI model.
+    pub fn new(program: &'p Program) -> Self {
+        let n = program.ranks() as usize;
+        Ranks {
+            program,
+            model: *program.mpi(),
+            now: 0,
+            pc: vec![0; n],
+            block: vec![Block::No; n],
+            blocked_since: vec![0; n],
+            compute: vec![0; n],
+            sending: vec![0; n],
+            waiting: vec![0; n],
+            posted: AHashMap::new(),
+            pending: AHashMap::new(),
+            outstanding: vec![0; n],
+            unexpected: AHashMap::new(),
+            rendezvous: Vec::new(),
+            free_rendezvous: Vec::new(),
+            stats: MpiStats::default(),
+            finished: 0,
+        }
+    }
+
+    /// Runs `rank` from its program counter until it blocks or ends, appending what it asks to `out`.
+    pub fn advance(&mut self, rank: u32, out: &mut Vec<Step>) {
+        let ops = self.program.rank_ops(rank);
+        let r = rank as usize;
+        while let Some(op) = ops.get(self.pc[r] as usize) {
+            self.pc[r] += 1;
+            let sleep = match *op {
+                Op::Send { to, bytes, tag } => self.send(rank, to, bytes, tag, BLOCKING_REQ, false, out),
+                Op::Isend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } => self.send(rank, to, bytes, tag, req, false, out),
+                Op::Issend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } => self.send(rank, to, bytes, tag, req, true, out),
+                Op::Recv { from, tag } => {
+                    if !self.post(rank, from, tag, BLOCKING_REQ, out) {
+                        self.wait_on(rank, Block::Recv);
+                        return;
+                    }
+                    0
+                }
+                Op::Irecv { from, tag, req } => {
+                    self.post(rank, from, tag, req, out);
+                    0
+                }
+                Op::Wait { req } => {
+                    if let Some(p) = self.pending.get(&(rank, req)) {
+                        let send = matches!(p, Pending::Send { .. });
+                        self.wait_on(rank, Block::Req { req, send });
+                        return;
+                    }
+                    0
+                }
+                Op::WaitAll => {
+                    if self.outstanding[r] > 0 {
+                        self.wait_on(rank, Block::All);
+                        return;
+                    }
+                    0
+                }
+                Op::Compute { cycles } => {
+                    let c = self.model.compute_cycles(cycles);
+                    self.compute[r] += c;
+                    c
+                }
+            };
+            if sleep > 0 {
+                out.push(Step::Sleep {
+                    rank,
+                    cycles: sleep,
+                });
+                return;
+            }
+        }
+        self.finished += 1;
+    }
+
+    fn wait_on(&mut self, rank: u32, block: Block) {
+        self.block[rank as usize] = block;
+        self.blocked_since[rank as usize] = self.now;
+    }
+
+    /// Starts a send; returns the cycles the rank spends copying (self-messages), else 0.
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &mut self,
+        rank: u32,
+        to: u32,
+        bytes: u64,
+        tag: u64,
+        req: u32,
+        sync: bool,
+        out: &mut Vec<Step>,
+    ) -> u64 {
+        if to == rank {
+            self.stats.self_messages += 1;
+            self.stats.self_bytes += bytes;
+            self.arrive(rank, rank, tag, Arrival::Eager, out);
+            let copy = self.model.self_copy_cycles(bytes);
+            self.sending[rank as usize] += copy;
+            return copy;
+        }
+        if !(sync || self.model.rendezvous(bytes)) {
+            out.push(Step::Send {
+                from: rank,
+                to,
+                bytes,
+                token: tag,
+            });
+            return 0;
+        }
+        let rdv = Rendezvous {
+            from: rank,
+            to,
+            bytes,
+            tag,
+            send_req: req,
+            recv_req: BLOCKING_REQ,
+        };
+        let id = match self.free_rendezvous.pop() {
+            Some(id) => {
+                self.rendezvous[id as usize] = rdv;
+                id
+            }
+            None => {
+                self.rendezvous.push(rdv);
+                (self.rendezvous.len() - 1) as u32
+            }
+        };
+        if req != BLOCKING_REQ {
+            self.pending.insert((rank, req), Pending::Send { to, tag });
+            self.outstanding[rank as usize] += 1;
+        }
+        self.stats.rendezvous_messages += 1;
+        self.control(rank, to, RTS | u64::from(id), out);
+        0
+    }
+
+    fn control(&mut self, from: u32, to: u32, token: u64, out: &mut Vec<Step>) {
+        self.stats.control_messages += 1;
+        out.push(Step::Send {
+            from,
+            to,
+            bytes: self.model.control_bytes,
+            token,
+        });
+    }
+
+    /// Posts receive `req` at `rank`; returns true if an unexpected eager message completed it at once.
+    fn post(&mut self, rank: u32, from: u32, tag: u64, req: u32, out: &mut Vec<Step>) -> bool {
+        let key = (rank, from, tag);
+        let arrival = match self.unexpected.get_mut(&key) {
+            Some(q) => {
+                let a = q.pop_front().expect("empty queues are removed");
+                if q.is_empty() {
+                    self.unexpected.remove(&key);
+                }
+                Some(a)
+            }
+            None => None,
+        };
+        match arrival {
+            Some(Arrival::Eager) => true,
+            Some(Arrival::Rts(id)) => {
+                self.rendezvous[id as usize].recv_req = req;
+                self.pending.insert((rank, req), Pending::Data { from, tag });
+                self.outstanding[rank as usize] += 1;
+                self.control(rank, from, CTS | u64::from(id), out);
+                false
+            }
+            None => {
+                self.posted.entry(key).or_default().push_back(req);
+                self.pending.insert((rank, req), Pending::Recv { from, tag });
+                self.outstanding[rank as usize] += 1;
+                false
+            }
+        }
+    }
+
+    /// A message (or a request-to-send) from `from` with `tag` arrived at `to`. Returns true if it
+    /// released `to`.
+    fn arrive(&mut self, to: u32, from: u32, tag: u64, arrival: Arrival, out: &mut Vec<Step>) -> bool {
+        let key = (to, from, tag);
+        let Some(queue) = self.posted.get_mut(&key) else {
+            self.unexpected.entry(key).or_default().push_back(arrival);
+            return false;
+        };
+        let req = queue.pop_front().expect("empty posted queues are removed");
+        if queue.is_empty() {
+            self.posted.remove(&key);
+        }
+        match arrival {
+            Arrival::Eager => self.complete(to, req),
+            Arrival::Rts(id) => {
+                self.rendezvous[id as usize].recv_req = req;
+                self.pending.insert((to, req), Pending::Data { from, tag });
+                self.control(to, from, CTS | u64::from(id), out);
+                false
+            }
+        }
+    }
+
+    /// Request `req` of `rank` completed; returns true if that released the rank.
+    fn complete(&mut self, rank: u32, req: u32) -> bool {
+        self.pending.remove(&(rank, req));
+        let r = rank as usize;
+        self.outstanding[r] -= 1;
+        let released = match self.block[r] {
+            Block::Recv => req == BLOCKING_REQ,
+            Block::Req { req: w, .. } => w == req,
+            Block::All => self.outstanding[r] == 0,
+            Block::No => false,
+        };
+        if released {
+            let waited = self.now - self.blocked_since[r];
+            match self.block[r] {
+                Block::Req { send: true, .. } => self.sending[r] += waited,
+                _ => self.waiting[r] += waited,
+            }
+            self.block[r] = Block::No;
+        }
+        released
+    }
+
+    /// A message was consumed at `to`. Returns true if it released `to` or the sender (the caller
+    /// advances the rank returned).
+    fn consume(&mut self, from: u32, to: u32, token: u64, out: &mut Vec<Step>) -> Option<u32> {
+        if token & PROTOCOL == 0 {
+            return self.arrive(to, from, token, Arrival::Eager, out).then_some(to);
+        }
+        let id = (token & !KIND) as u32;
+        match token & KIND {
+            RTS => {
+                let tag = self.rendezvous[id as usize].tag;
+                self.arrive(to, from, tag, Arrival::Rts(id), out).then_some(to)
+            }
+            CTS => {
+                let rdv = self.rendezvous[id as usize];
+                out.push(Step::Send {
+                    from: rdv.from,
+                    to: rdv.to,
+                    bytes: rdv.bytes,
+                    token: DATA | u64::from(id),
+                });
+                (rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req))
+                    .then_some(rdv.from)
+            }
+            _ => {
+                let rdv = self.rendezvous[id as usize];
+                self.free_rendezvous.push(id);
+                let released = if rdv.recv_req == BLOCKING_REQ {
+                    self.block[rdv.to as usize] == Block::Recv && self.complete(rdv.to, BLOCKING_REQ)
+                } else {
+                    self.complete(rdv.to, rdv.recv_req)
+                };
+                released.then_some(rdv.to)
+            }
+        }
+    }
+
+    /// Number of ranks.
+    pub fn count(&self) -> u32 {
+        self.pc.len() as u32
+    }
+
+    /// Ranks that reached the end of their program.
+    pub fn finished(&self) -> u32 {
+        self.finished
+    }
+
+    /// What the MPI layer did, with every rank's time split.
+    pub fn stats(&self) -> MpiStats {
+        let split = |v: &[u64]| (v.iter().sum::<u64>(), v.iter().copied().max().unwrap_or(0));
+        let mut s = self.stats;
+        (s.time.compute_sum, s.time.compute_max) = split(&self.compute);
+        (s.time.send_sum, s.time.send_max) = split(&self.sending);
+        (s.time.wait_sum, s.time.wait_max) = split(&self.waiting);
+        s
+    }
+
+    /// Ranks blocked in a receive, a `wait` or `waitall`: (rank, peer, tag) of a message it waits for
+    /// (for `waitall`, the smallest outstanding one, so reports are deterministic).
+    pub fn blocked(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
+        let peer = |p: &Pending| match *p {
+            Pending::Recv { from, tag } | Pending::Data { from, tag } => (from, tag),
+            Pending::Send { to, tag } => (to, tag),
+        };
+        self.block.iter().enumerate().filter_map(move |(r, b)| {
+            let rank = r as u32;
+            let (from, tag) = match *b {
+                Block::No => return None,
+                Block::Recv => peer(self.pending.get(&(rank, BLOCKING_REQ))?),
+                Block::Req { req, .. } => peer(self.pending.get(&(rank, req))?),
+                Block::All => self
+                    .pending
+                    .iter()
+                    .filter(|((owner, _), _)| *owner == rank)
+                    .map(|(_, p)| peer(p))
+                    .min()?,
+            };
+            Some((rank, from, tag))
+        })
+    }
+}
+
+impl Driver for Ranks<'_> {
+    fn start(&mut self, out: &mut Vec<Step>) {
+        for rank in 0..self.count() {
+            self.advance(rank, out);
+        }
+    }
+
+    fn consumed(&mut self, now: u64, msg: &Consumed, out: &mut Vec<Step>) {
+        self.now = now;
+        if let Some(rank) = self.consume(msg.from, msg.to, msg.token, out) {
+            self.advance(rank, out);
+        }
+    }
+
+    fn wake(&mut self, now: u64, who: u32, out: &mut Vec<Step>) {
+        self.now = now;
+        self.advance(who, out);
+    }
+
+    fn complete(&self) -> bool {
+        self.finished() == self.count()
+    }
+
+    fn blocked(&self) -> Vec<(u32, u32, u64)> {
+        Ranks::blocked(self).collect()
+    }
+}
