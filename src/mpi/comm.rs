@@ -84,8 +84,8 @@ pub struct Handles {
 }
 
 impl Handles {
-    /// The handles of world rank `rank` before its first call: world, and `defined` (globally defined
-    /// communicators it belongs to).
+    /// The handles of world rank `rank` before its first call: world only (globally defined
+    /// communicators are bound with [`Handles::set`], MPI_COMM_SELF on first use).
     pub fn new(rank: u32) -> Handles {
         let mut map = AHashMap::new();
         map.insert(WORLD, Bound { comm: 0, me: rank });

@@ -115,9 +115,12 @@ impl Builder {
                 )));
             }
         }
-        let me: Vec<u32> = members.clone();
         let c = self.comms.add(members);
-        for (i, m) in me.into_iter().enumerate() {
+        let members = self
+            .comms
+            .members(c)
+            .expect("an added communicator is not world");
+        for (i, &m) in members.iter().enumerate() {
             self.handles[m as usize].set(
                 handle,
                 Some(Bound {
@@ -132,11 +135,6 @@ impl Builder {
     /// Appends `call` to the program of world rank `rank` (below [`Builder::ranks`]).
     pub fn push(&mut self, rank: u32, call: Call, pos: Pos) {
         self.calls[rank as usize].push((call, pos));
-    }
-
-    /// The calls pushed so far for `rank` (readers use it to check their own bookkeeping).
-    pub fn calls(&self, rank: u32) -> impl Iterator<Item = &Call> {
-        self.calls[rank as usize].iter().map(|(c, _)| c)
     }
 
     /// `path:line: message` (or `path (byte N): message`).

@@ -57,6 +57,16 @@ impl Default for MpiModel {
 }
 
 impl MpiModel {
+    /// The workload keys [`MpiModel::set`] takes.
+    pub const KEYS: &'static [&'static str] = &[
+        "protocol",
+        "eager_threshold",
+        "control_bytes",
+        "self_copy",
+        "compute_scale",
+        "compute",
+    ];
+
     /// The defaults for replayed traces: MPICH's protocols.
     pub fn mpich() -> Self {
         MpiModel {
@@ -128,7 +138,12 @@ impl MpiModel {
                 "off" => self.compute_scale = 0.0,
                 _ => return Err(bad(format!("`{value}` is not one of on, off"))),
             },
-            _ => return Err(bad("is not an MPI model value".into())),
+            _ => {
+                return Err(bad(format!(
+                    "is not an MPI model value; accepted: {}",
+                    Self::KEYS.join(", ")
+                )));
+            }
         }
         Ok(())
     }

@@ -382,8 +382,8 @@ impl<'p> Ranks<'p> {
         released
     }
 
-    /// A message was consumed at `to`. Returns true if it released `to` or the sender (the caller
-    /// advances the rank returned).
+    /// A message was consumed at `to`. Returns the rank it released, if any (`to`, or the sender of a
+    /// rendezvous whose clear-to-send arrived); the caller advances it.
     fn consume(&mut self, from: u32, to: u32, token: u64, out: &mut Vec<Step>) -> Option<u32> {
         if token & PROTOCOL == 0 {
             return self

@@ -260,35 +260,6 @@ pub struct TraceWorkload {
     program: Program,
 }
 
-/// The collective algorithm keys of the trace workload ([`Algorithms::set`]).
-const ALGORITHM_KEYS: &[&str] = &[
-    "select",
-    "barrier",
-    "bcast",
-    "reduce",
-    "allreduce",
-    "gather",
-    "scatter",
-    "allgather",
-    "alltoall",
-    "scan",
-    "exscan",
-    "reduce_scatter",
-    "reduce_scatter_block",
-    "allgatherv",
-    "alltoallv",
-];
-
-/// The MPI model keys of the trace workload, each set on top of the format's default.
-const MPI_KEYS: &[&str] = &[
-    "protocol",
-    "eager_threshold",
-    "control_bytes",
-    "self_copy",
-    "compute_scale",
-    "compute",
-];
-
 impl TraceWorkload {
     /// Reads the trace at `file` now, so errors in it surface before any simulation starts.
     pub fn open(file: &str) -> Result<TraceWorkload> {
@@ -397,7 +368,13 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         "trc" => Some(Format::Fsin),
         _ => None,
     };
-    for key in ["format"].into_iter().chain(ALGORITHM_KEYS.iter().copied()) {
+    // Every key of `ENTRY` that the reader or the MPI model does not take chooses a collective
+    // algorithm.
+    let reader_keys = ["file", "flops_per_cycle", "cycles_per_second", "cache"];
+    for &key in ENTRY.keys {
+        if reader_keys.contains(&key) || MpiModel::KEYS.contains(&key) {
+            continue;
+        }
         if let Some(v) = p.raw(key) {
             if key != "format" {
                 opts.algorithms.set(key, v)?;
@@ -426,7 +403,7 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         }
     }
     let mut mpi_overrides = Vec::new();
-    for &key in MPI_KEYS {
+    for &key in MpiModel::KEYS {
         if let Some(v) = p.raw(key) {
             // Check the value now; it is applied on top of the format's default once it is known.
             MpiModel::default().set(key, v)?;

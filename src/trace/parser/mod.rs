@@ -79,14 +79,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 };
                 used += nl + 1;
                 line_no += 1;
-                builder.push(
-                    rank,
-                    call,
-                    Pos {
-                        file: 0,
-                        at: line_no as u64,
-                    },
-                );
+                builder.push(rank, call, line_pos(line_no));
             }
             if used > 0 {
                 input.consume(used);
@@ -188,14 +181,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 let rank = events::event(content, per_rank, *version, &mut calls)
                     .map_err(|e| at(line_no, e))?;
                 for call in calls.drain(..) {
-                    builder.push(
-                        rank,
-                        call,
-                        Pos {
-                            file: 0,
-                            at: line_no as u64,
-                        },
-                    );
+                    builder.push(rank, call, line_pos(line_no));
                 }
             }
         }
@@ -213,6 +199,14 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
             (1, "missing `ranks N` line after the header".into()),
         )),
         State::Events(_, _, builder) => builder.finish(),
+    }
+}
+
+/// Line `line_no` of the trace (its only file, index 0 of the builder).
+fn line_pos(line_no: usize) -> Pos {
+    Pos {
+        file: 0,
+        at: line_no as u64,
     }
 }
 
