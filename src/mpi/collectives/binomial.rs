@@ -12,12 +12,12 @@ use super::{recv, send};
 use crate::workload::Op;
 
 /// Actual rank of relative rank `vr`.
-fn actual(vr: u32, root: u32, n: u32) -> u32 {
+pub(super) fn actual(vr: u32, root: u32, n: u32) -> u32 {
     ((u64::from(vr) + u64::from(root)) % u64::from(n)) as u32
 }
 
 /// Relative rank of `me`.
-fn relative(me: u32, root: u32, n: u32) -> u32 {
+pub(super) fn relative(me: u32, root: u32, n: u32) -> u32 {
     ((u64::from(me) + u64::from(n) - u64::from(root)) % u64::from(n)) as u32
 }
 

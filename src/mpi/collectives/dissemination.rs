@@ -39,7 +39,7 @@ mod tests {
         }
         // The tree barrier: reduce then bcast, 2(n-1) messages.
         let tree = Algorithms {
-            barrier: BarrierAlg::Tree,
+            barrier: Some(BarrierAlg::Tree),
             ..alg
         };
         assert_eq!(messages(&program(Collective::Barrier, 7, &tree)).len(), 12);

@@ -1,12 +1,13 @@
-//! The vector collectives of SimGrid traces (`gatherv`, `scatterv`, `allgatherv`, `alltoallv`,
-//! `reducescatter`), with per-rank counts.
+//! Linear and simple vector collectives, with per-rank counts.
 //!
-//! `gatherv` and `scatterv` are linear, as in MPICH (`MPIR_Gatherv_allcomm_linear`): the root receives
-//! from (or sends to) every other rank in rank order. `allgatherv` is MPICH's ring with each rank's
-//! block size. `alltoallv` follows the pairwise schedule of [`super::pairwise`] with per-destination
-//! sizes. `reducescatter` is modelled as a binomial reduce of the whole vector to rank 0 followed by a
-//! linear scatterv of each rank's part (MPICH's reduce-scatter for non-commutative operations; our
-//! documented choice, as a trace does not say whether the operation commutes).
+//! `gatherv` and `scatterv` are linear, as in MPICH (`MPIR_Gatherv_allcomm_linear`,
+//! `MPIR_Scatterv_allcomm_linear`, its only algorithms): the root receives from (or sends to) every
+//! other rank in rank order, n − 1 messages. The others are the fixed choices of `select=fixed`:
+//! `allgatherv` as a ring with one message per block (`allgatherv=ring-unpipelined`; MPICH pipelines
+//! its ring, see [`super::ring::allgatherv`]), `alltoallv` on the pairwise schedule of
+//! [`super::pairwise`] with per-destination sizes (`alltoallv=pairwise`), both n(n − 1) messages, and
+//! `reducescatter` as a binomial reduce of the whole vector to rank 0 followed by a linear scatterv of
+//! each rank's part (`reduce_scatter=reduce-scatterv`), 2(n − 1) messages.
 
 use super::{binomial, pairwise, recv, send};
 use crate::workload::Op;
@@ -22,18 +23,6 @@ pub fn gatherv(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<O
     }
 }
 
-/// Scan (`exclusive: false`) or exscan as a linear chain: rank i waits for the prefix of ranks
-/// 0..i from rank i - 1 and passes its own to rank i + 1 (n - 1 messages of `bytes`).
-pub fn scan(n: u32, me: u32, bytes: u64, exclusive: bool, tag: u64, out: &mut Vec<Op>) {
-    let _ = exclusive;
-    if me > 0 {
-        recv(out, me - 1, tag);
-    }
-    if me + 1 < n {
-        send(out, me + 1, bytes, tag);
-    }
-}
-
 /// Scatterv: `root` sends `counts[i]` bytes to rank i.
 pub fn scatterv(n: u32, me: u32, root: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     if me == root {
@@ -45,7 +34,7 @@ pub fn scatterv(n: u32, me: u32, root: u32, counts: &[u64], tag: u64, out: &mut 
     }
 }
 
-/// Allgatherv: ring; in step s rank `me` forwards the block of rank `me - s` (mod n).
+/// Allgatherv: unpipelined ring; in step s rank `me` forwards the block of rank `me - s` (mod n).
 pub fn allgatherv(n: u32, me: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
     let (right, left) = ((me + 1) % n, (me + n - 1) % n);
     for s in 0..n - 1 {
@@ -63,11 +52,15 @@ pub fn alltoallv(n: u32, me: u32, send_counts: &[u64], tag: u64, out: &mut Vec<O
     }
 }
 
-/// Reduce-scatter: rank i ends with `counts[i]` bytes of the reduced vector.
-pub fn reducescatter(n: u32, me: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) {
-    let total = counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
+/// Reduce-scatter: rank i ends with `count(i)` bytes of the reduced vector.
+pub fn reducescatter(n: u32, me: u32, count: impl Fn(u32) -> u64, tag: u64, out: &mut Vec<Op>) {
+    let total = (0..n).fold(0u64, |a, i| a.saturating_add(count(i)));
     binomial::reduce(n, me, 0, total, tag, out);
-    scatterv(n, me, 0, counts, tag, out);
+    if me == 0 {
+        (1..n).for_each(|r| send(out, r, count(r), tag));
+    } else {
+        recv(out, 0, tag);
+    }
 }
 
 #[cfg(test)]
@@ -94,7 +87,9 @@ mod tests {
         let p = Program::from_fn(n, |me, ops| super::alltoallv(n, me, &counts, 1, ops));
         check_replays(&p);
         assert_eq!(p.sends().count(), 20);
-        let p = Program::from_fn(n, |me, ops| super::reducescatter(n, me, &counts, 1, ops));
+        let p = Program::from_fn(n, |me, ops| {
+            super::reducescatter(n, me, |i| counts[i as usize], 1, ops)
+        });
         check_replays(&p);
         assert_eq!(p.sends().count(), 4 + 4);
         let p = Program::from_fn(n, |me, ops| super::scatterv(n, me, 0, &counts, 1, ops));

@@ -36,7 +36,7 @@ mod tests {
             let m = messages(&program(
                 Collective::Alltoall { bytes: 3 },
                 n,
-                &Algorithms::default(),
+                &Algorithms::FIXED,
             ));
             let want: Vec<(u32, u32, u64)> = (0..n)
                 .flat_map(|s| (0..n).filter(move |&d| d != s).map(move |d| (s, d, 3)))
