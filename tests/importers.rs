@@ -4,6 +4,7 @@
 //! replayed to completion on a 64-node fat tree. Bad inputs are positioned errors.
 
 use netreplay::error::Error;
+use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::{NetworkModel, simulate};
 use netreplay::trace::{self, Format, ReadOptions};
 use netreplay::workload::Program;
@@ -15,10 +16,19 @@ fn sample(rel: &str) -> PathBuf {
         .join(rel)
 }
 
-/// Reads with format detection and replays; returns (ranks, messages, bytes, completion cycles).
+/// Reads with format detection and the fixed algorithms (`select=fixed`, the ones the hand
+/// derivations below follow) and replays; returns (ranks, messages, bytes, completion cycles).
 fn replay(rel: &str) -> (u32, usize, u64, u64) {
-    let p = trace::read_any(&sample(rel), &ReadOptions::default())
-        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+    replay_with(rel, Algorithms::FIXED)
+}
+
+/// As [`replay`], with the collective algorithms given.
+fn replay_with(rel: &str, algorithms: Algorithms) -> (u32, usize, u64, u64) {
+    let opts = ReadOptions {
+        algorithms,
+        ..ReadOptions::default()
+    };
+    let p = trace::read_any(&sample(rel), &opts).unwrap_or_else(|e| panic!("{rel}: {e}"));
     replay_program(rel, &p)
 }
 

@@ -1,6 +1,7 @@
 //! The MPI layer end to end: real NPB traces, communicators, self-messages, protocols.
 
 use netreplay::mpi::MpiModel;
+use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::{NetworkModel, simulate};
 use netreplay::trace::{self, ReadOptions};
 use netreplay::workload::Program;
@@ -50,10 +51,13 @@ fn every_npb_kernel_replays_with_the_readme_figures() {
         ("sp", 39_211, 44_426_780),
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/simgrid/npb3.3");
+    let fixed = ReadOptions {
+        algorithms: Algorithms::FIXED,
+        ..ReadOptions::default()
+    };
     for &(k, messages, bytes) in cases {
         let index = root.join(format!("{k}.S.16/{k}.S.16.txt"));
-        let p =
-            trace::read_any(&index, &ReadOptions::default()).unwrap_or_else(|e| panic!("{k}: {e}"));
+        let p = trace::read_any(&index, &fixed).unwrap_or_else(|e| panic!("{k}: {e}"));
         assert_eq!(p.ranks(), 16, "{k}");
         for topology in ["fat-tree:k=4,n=2", "torus:k=4,n=2"] {
             let (m, b, _) = replay(topology, &p);

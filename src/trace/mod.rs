@@ -326,8 +326,10 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
         "alltoall",
         "scan",
         "exscan",
-        "reduce_scatter",
         "reduce_scatter_block",
+        "reduce_scatter",
+        "gatherv",
+        "scatterv",
         "allgatherv",
         "alltoallv",
         "flops_per_cycle",
@@ -423,4 +425,18 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
     }
     workload.program = workload.program.with_mpi(mpi);
     Ok(Box::new(workload))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ENTRY.keys` is written out (a const slice cannot be concatenated); it must name every key of
+    /// the collective selection and of the MPI model, or the spec parser refuses them.
+    #[test]
+    fn entry_names_every_algorithm_and_mpi_model_key() {
+        for key in Algorithms::KEYS.iter().chain(MpiModel::KEYS) {
+            assert!(ENTRY.keys.contains(key), "trace workload lacks key `{key}`");
+        }
+    }
 }
