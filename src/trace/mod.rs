@@ -10,6 +10,7 @@ pub mod check;
 pub mod collectives;
 pub mod fsin;
 pub mod parser;
+pub mod dumpi;
 pub mod simgrid;
 
 use crate::error::{Error, Result};

@@ -1,0 +1,694 @@
+//! One rank's records to the MPI layer's [`Call`]s: message sizes from the datatype size table,
+//! requests followed from posting to completion, wildcards and MPI_PROC_NULL, computation from the
+//! gaps between calls.
+//!
+//! - Sends: MPI_Send/Bsend/Rsend and their `I` forms are standard, MPI_Ssend/Issend synchronous; bytes
+//!   are count × the datatype's size. A destination that is negative is MPI_PROC_NULL: no message.
+//! - Receives: source -1 is MPI_ANY_SOURCE (DUMPI maps it there), but it is also MPICH's
+//!   MPI_PROC_NULL, which DUMPI passes through unchanged; the recorded status tells them apart (a
+//!   receive from MPI_PROC_NULL completes with a negative source) and such a receive is dropped.
+//!   Other negative sources are MPI_PROC_NULL of other libraries. Tag -1 is MPI_ANY_TAG.
+//! - Requests: each posting gets a fresh handle of the MPI layer, so DUMPI's reuse of a handle, a
+//!   request freed while active or one never waited for cannot confuse matching. A wait or test
+//!   completes what the trace says it completed: MPI_Wait and a test that recorded `flag` ≠ 0 their
+//!   request, MPI_Waitany/Testany the recorded index, MPI_Waitsome/Testsome the recorded indices,
+//!   MPI_Waitall/Testall (flag ≠ 0) every listed one. MPI_REQUEST_NULL, inactive persistent requests
+//!   and requests no followed call posted (MPI-IO, generalized) are skipped. A completed wildcard
+//!   receive takes the source and tag of its recorded status.
+//! - Persistent requests: MPI_*_init records the operation, MPI_Start/Startall post it.
+//! - Collectives: the blocking MPI-2 ones; MPI_Alltoallw as MPI_Alltoallv with per-peer datatypes.
+//! - Computation: the wall-clock gap between the end of one MPI call and the start of the next
+//!   (CPU time if the trace has no wall clock), summed over calls that produce nothing, in cycles.
+//! - Refused with a message: inter-communicators, dynamic processes, one-sided communication.
+//! - Ignored (decoded for their length): everything else (environment, datatypes, attributes,
+//!   probes, cancellation, MPI-IO, topology queries).
+
+use super::comms::{Comms, comm};
+use super::functions::*;
+use super::header::Layout;
+use super::record::{Args, Head, RawStatus};
+use crate::mpi::{Call, Collective, SendMode, Source, Status, TagSel};
+use ahash::AHashMap;
+
+/// DUMPI's MPI_REQUEST_NULL.
+const REQUEST_NULL: i64 = 1;
+
+/// An operation a request stands for.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Send {
+        comm: i64,
+        dest: i64,
+        tag: i64,
+        bytes: u64,
+        mode: SendMode,
+    },
+    Recv {
+        comm: i64,
+        source: i64,
+        tag: i64,
+    },
+}
+
+/// What an active request posted.
+#[derive(Debug, Clone, Copy)]
+enum Posted {
+    /// Nothing: a send to or a receive from MPI_PROC_NULL.
+    Null,
+    /// A send (`wildcard: None`), or a receive; `wildcard` for one with MPI_ANY_SOURCE or MPI_ANY_TAG:
+    /// where its call is and whether its source was -1.
+    Op {
+        handle: u32,
+        recv: bool,
+        wildcard: Option<(usize, bool)>,
+    },
+}
+
+#[derive(Debug, Default)]
+struct Request {
+    active: Option<Posted>,
+    persistent: Option<Op>,
+}
+
+type Msg = String;
+
+/// One rank's decoding state.
+pub(crate) struct RankCalls {
+    /// The calls so far with the byte offsets of their records; `None` for a wildcard receive found
+    /// to be from MPI_PROC_NULL.
+    pub(crate) calls: Vec<(Option<Call>, u64)>,
+    comms: Comms,
+    requests: AHashMap<i64, Request>,
+    next_handle: u32,
+    cycles_per_second: f64,
+    last_stop: Option<u64>,
+    pending_ns: u64,
+}
+
+impl RankCalls {
+    /// World rank `rank` of `world`; computation converts at `cycles_per_second`.
+    pub(crate) fn new(rank: u32, world: u32, cycles_per_second: f64) -> RankCalls {
+        RankCalls {
+            calls: Vec::new(),
+            comms: Comms::new(rank, world),
+            requests: AHashMap::new(),
+            next_handle: 0,
+            cycles_per_second,
+            last_stop: None,
+            pending_ns: 0,
+        }
+    }
+
+    /// Turns one record into calls.
+    pub(crate) fn record(&mut self, head: &Head, args: &Args, layout: &Layout) -> Result<(), Msg> {
+        if head.id == FUNCTION_ENTER || head.id == FUNCTION_EXIT {
+            return Ok(());
+        }
+        if let Some(t) = head.time {
+            if let Some(prev) = self.last_stop {
+                self.pending_ns = self
+                    .pending_ns
+                    .saturating_add(t.start.saturating_sub(prev));
+            }
+            self.last_stop = Some(t.stop);
+        }
+        let at = head.at;
+        let size = |k: usize| layout.type_size(args.int(k));
+        let bytes = |count: usize, ty: usize| -> Result<u64, Msg> { times(args.int(count), size(ty)?) };
+        let a = args;
+        match head.id {
+            SEND | BSEND | SSEND | RSEND | ISEND | IBSEND | ISSEND | IRSEND => {
+                let mode = if head.id == SSEND || head.id == ISSEND {
+                    SendMode::Synchronous
+                } else {
+                    SendMode::Standard
+                };
+                let op = Op::Send {
+                    comm: a.int(4),
+                    dest: a.int(2),
+                    tag: a.int(3),
+                    bytes: bytes(0, 1)?,
+                    mode,
+                };
+                let req = (head.id >= ISEND).then(|| a.int(5));
+                self.post(op, req, None, at)?;
+            }
+            RECV | IRECV => {
+                let op = Op::Recv {
+                    comm: a.int(4),
+                    source: a.int(2),
+                    tag: a.int(3),
+                };
+                if head.id == IRECV {
+                    self.post(op, Some(a.int(5)), None, at)?;
+                } else {
+                    self.post(op, None, a.statuses(5).map(|s| s.first().copied()), at)?;
+                }
+            }
+            SEND_INIT | BSEND_INIT | SSEND_INIT | RSEND_INIT | RECV_INIT => {
+                let op = if head.id == RECV_INIT {
+                    Op::Recv {
+                        comm: a.int(4),
+                        source: a.int(2),
+                        tag: a.int(3),
+                    }
+                } else {
+                    Op::Send {
+                        comm: a.int(4),
+                        dest: a.int(2),
+                        tag: a.int(3),
+                        bytes: bytes(0, 1)?,
+                        mode: if head.id == SSEND_INIT {
+                            SendMode::Synchronous
+                        } else {
+                            SendMode::Standard
+                        },
+                    }
+                };
+                self.requests.insert(
+                    a.int(5),
+                    Request {
+                        active: None,
+                        persistent: Some(op),
+                    },
+                );
+            }
+            START => self.start(a.int(0), at)?,
+            STARTALL => {
+                for &r in a.array(1) {
+                    self.start(r, at)?;
+                }
+            }
+            REQUEST_FREE => {
+                // An active request completes on its own; the MPI layer keeps its operation open.
+                self.requests.remove(&a.int(0));
+            }
+            WAIT => {
+                let st = first(a.statuses(1));
+                self.complete_all(&[(a.int(0), st)], at)?;
+            }
+            TEST if a.int(1) != 0 => {
+                let st = first(a.statuses(2));
+                self.complete_all(&[(a.int(0), st)], at)?;
+            }
+            WAITANY | TESTANY => {
+                let (index, flag) = if head.id == WAITANY {
+                    (a.int(2), 1)
+                } else {
+                    (a.int(2), a.int(3))
+                };
+                let reqs = a.array(1);
+                let st = first(a.statuses(if head.id == WAITANY { 3 } else { 4 }));
+                if let (true, Some(&r)) = (flag != 0, usize::try_from(index).ok().and_then(|i| reqs.get(i))) {
+                    self.complete_all(&[(r, st)], at)?;
+                }
+            }
+            WAITALL | TESTALL => {
+                let (flag, sk) = if head.id == WAITALL { (1, 2) } else { (a.int(2), 3) };
+                if flag != 0 {
+                    let st = a.statuses(sk).unwrap_or(&[]);
+                    let list: Vec<(i64, Option<RawStatus>)> = a
+                        .array(1)
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &r)| (r, st.get(i).copied()))
+                        .collect();
+                    self.complete_all(&list, at)?;
+                }
+            }
+            WAITSOME | TESTSOME => {
+                let (reqs, st) = (a.array(1), a.statuses(4).unwrap_or(&[]));
+                let mut list = Vec::new();
+                for (k, &i) in a.array(3).iter().enumerate() {
+                    let r = usize::try_from(i).ok().and_then(|i| reqs.get(i)).ok_or_else(|| {
+                        format!("completed index {i} is outside the {} listed requests", reqs.len())
+                    })?;
+                    list.push((*r, st.get(k).copied()));
+                }
+                self.complete_all(&list, at)?;
+            }
+            SENDRECV | SENDRECV_REPLACE => self.sendrecv(head.id, a, layout, at)?,
+            BARRIER | BCAST | GATHER | GATHERV | SCATTER | SCATTERV | ALLGATHER | ALLGATHERV
+            | ALLTOALL | ALLTOALLV | ALLTOALLW | REDUCE | ALLREDUCE | REDUCE_SCATTER | SCAN
+            | EXSCAN => {
+                let (c, op) = self.collective(head.id, a, layout)?;
+                self.emit(
+                    Call::Collective {
+                        comm: comm(c),
+                        op,
+                        req: None,
+                    },
+                    at,
+                )?;
+            }
+            COMM_SIZE => self.comms.note_size(comm(a.int(0)), a.int(1)),
+            COMM_RANK => self.comms.note_rank(comm(a.int(0)), a.int(1)),
+            COMM_GROUP => self.comms.comm_group(comm(a.int(0)), a.int(1)),
+            GROUP_INCL | GROUP_EXCL => {
+                let (g, ranks, new) = (a.int(0), a.array(2), a.int(3));
+                if head.id == GROUP_INCL {
+                    self.comms.group_incl(g, ranks, new)?;
+                } else {
+                    self.comms.group_excl(g, ranks, new)?;
+                }
+            }
+            GROUP_RANGE_INCL | GROUP_RANGE_EXCL => {
+                if !a.present(2) {
+                    return Err("the group ranges are not (first, last, stride) triples".into());
+                }
+                let exclude = head.id == GROUP_RANGE_EXCL;
+                self.comms.group_range(a.int(0), a.array(2), a.int(3), exclude)?;
+            }
+            GROUP_UNION | GROUP_INTERSECTION | GROUP_DIFFERENCE => {
+                let op = (head.id - GROUP_UNION) as u8;
+                self.comms.group_set(a.int(0), a.int(1), a.int(2), op)?;
+            }
+            GROUP_FREE => self.comms.group_free(a.int(0)),
+            COMM_DUP => {
+                let call = self.comms.comm_dup(comm(a.int(0)), comm(a.int(1)));
+                self.emit(call, at)?;
+            }
+            COMM_CREATE => {
+                let call = self.comms.comm_create(comm(a.int(0)), a.int(1), comm(a.int(2)))?;
+                self.emit(call, at)?;
+            }
+            COMM_SPLIT => {
+                let call = self.comms.comm_split(comm(a.int(0)), a.int(1), a.int(2), comm(a.int(3)));
+                self.emit(call, at)?;
+            }
+            COMM_FREE | COMM_DISCONNECT => {
+                let call = self.comms.comm_free(comm(a.int(0)));
+                self.emit(call, at)?;
+            }
+            CART_CREATE => {
+                let dims: Vec<u32> = a.array(2).iter().map(|&d| d.clamp(0, u32::MAX.into()) as u32).collect();
+                let size = dims.iter().try_fold(1u64, |p, &d| p.checked_mul(u64::from(d)));
+                let call = self.comms.topology(comm(a.int(0)), comm(a.int(5)), size, Some(dims));
+                self.emit(call, at)?;
+            }
+            GRAPH_CREATE => {
+                let size = u64::try_from(a.int(2)).ok();
+                let call = self.comms.topology(comm(a.int(1)), comm(a.int(6)), size, None);
+                self.emit(call, at)?;
+            }
+            CART_SUB => {
+                let call = self.comms.cart_sub(comm(a.int(1)), a.array(2), comm(a.int(3)))?;
+                self.emit(call, at)?;
+            }
+            INTERCOMM_CREATE | INTERCOMM_MERGE | COMM_ACCEPT | COMM_CONNECT | COMM_JOIN | COMM_SPAWN
+            | COMM_SPAWN_MULTIPLE => {
+                return Err("inter-communicators and dynamic processes are not supported".into());
+            }
+            COMM_GET_PARENT if a.int(0) != 1 => {
+                return Err("the rank was spawned (it has a parent communicator); dynamic \
+                            processes are not supported"
+                    .into());
+            }
+            PUT | GET | ACCUMULATE => {
+                return Err("one-sided communication is not modelled, and skipping it would \
+                            replay less traffic than the application sent"
+                    .into());
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Appends `call`, after the computation that preceded it.
+    fn emit(&mut self, call: Call, at: u64) -> Result<(), Msg> {
+        if self.pending_ns > 0 {
+            let ns = std::mem::take(&mut self.pending_ns);
+            let cycles = (ns as f64 / 1e9 * self.cycles_per_second).round();
+            if !(cycles < 18_446_744_073_709_551_615.0) {
+                return Err(format!(
+                    "{} s of computation is {cycles} cycles, more than a 64-bit count holds",
+                    ns as f64 / 1e9
+                ));
+            }
+            if cycles >= 1.0 {
+                self.calls.push((
+                    Some(Call::Compute {
+                        cycles: cycles as u64,
+                    }),
+                    at,
+                ));
+            }
+        }
+        self.calls.push((Some(call), at));
+        Ok(())
+    }
+
+    fn fresh(&mut self) -> Result<u32, Msg> {
+        let h = self.next_handle;
+        self.next_handle = h
+            .checked_add(1)
+            .ok_or("more than 2^32 requests posted by one rank")?;
+        Ok(h)
+    }
+
+    /// Posts `op`: blocking (`req: None`, with the status a blocking receive recorded: `Some(None)`
+    /// for MPI_STATUS_IGNORE, `None` when the trace records no statuses) or as request `req`.
+    fn post(&mut self, op: Op, req: Option<i64>, status: Option<Option<RawStatus>>, at: u64) -> Result<(), Msg> {
+        let posted = match op {
+            Op::Send {
+                comm: c,
+                dest,
+                tag,
+                bytes,
+                mode,
+            } => {
+                if dest < 0 {
+                    Posted::Null
+                } else {
+                    let handle = match req {
+                        Some(_) => Some(self.fresh()?),
+                        None => None,
+                    };
+                    self.emit(
+                        Call::Send {
+                            comm: comm(c),
+                            dest: rank(dest, "destination")?,
+                            tag: tag_of(tag)?,
+                            bytes,
+                            mode,
+                            req: handle,
+                        },
+                        at,
+                    )?;
+                    match handle {
+                        Some(handle) => Posted::Op {
+                            handle,
+                            recv: false,
+                            wildcard: None,
+                        },
+                        None => Posted::Null,
+                    }
+                }
+            }
+            Op::Recv {
+                comm: c,
+                source,
+                tag,
+            } => {
+                let Some(sel) = source_of(source) else {
+                    return self.settle(req, Posted::Null);
+                };
+                let tsel = tag_sel(tag)?;
+                match req {
+                    None => {
+                        let st = status.flatten();
+                        if source == -1 && st.is_some_and(|s| s.source < 0) {
+                            return Ok(()); // MPICH's MPI_PROC_NULL
+                        }
+                        let status = st.and_then(|s| recorded(s, tag));
+                        let call = Call::Recv {
+                            comm: comm(c),
+                            source: sel,
+                            tag: tsel,
+                            req: None,
+                            status,
+                        };
+                        return self.emit(call, at);
+                    }
+                    Some(_) => {
+                        let handle = self.fresh()?;
+                        let call = Call::Recv {
+                            comm: comm(c),
+                            source: sel,
+                            tag: tsel,
+                            req: Some(handle),
+                            status: None,
+                        };
+                        self.emit(call, at)?;
+                        let wild = sel == Source::Any || tsel == TagSel::Any;
+                        Posted::Op {
+                            handle,
+                            recv: true,
+                            wildcard: wild.then(|| (self.calls.len() - 1, source == -1)),
+                        }
+                    }
+                }
+            }
+        };
+        self.settle(req, posted)
+    }
+
+    /// Marks request `req` (if any) active with `posted`.
+    fn settle(&mut self, req: Option<i64>, posted: Posted) -> Result<(), Msg> {
+        if let Some(r) = req {
+            self.requests.entry(r).or_default().active = Some(posted);
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, req: i64, at: u64) -> Result<(), Msg> {
+        let op = self
+            .requests
+            .get(&req)
+            .and_then(|r| r.persistent)
+            .ok_or_else(|| format!("request {req} was not created by an MPI_*_init call"))?;
+        self.post(op, Some(req), None, at)
+    }
+
+    /// Completes the listed requests with their recorded statuses, as one MPI_Waitall unless a
+    /// wildcard receive needs its status carried by its own wait.
+    fn complete_all(&mut self, list: &[(i64, Option<RawStatus>)], at: u64) -> Result<(), Msg> {
+        let mut done: Vec<(u32, Option<Status>)> = Vec::with_capacity(list.len());
+        let mut wild = false;
+        for &(r, st) in list {
+            if r == REQUEST_NULL {
+                continue;
+            }
+            let Some(entry) = self.requests.get_mut(&r) else {
+                continue;
+            };
+            let Some(posted) = entry.active.take() else {
+                continue;
+            };
+            if entry.persistent.is_none() {
+                self.requests.remove(&r);
+            }
+            let Posted::Op { handle, recv, wildcard } = posted else {
+                continue;
+            };
+            let mut status = None;
+            if let (true, Some((call, any_source))) = (recv, wildcard) {
+                if any_source && st.is_some_and(|s| s.source < 0) {
+                    // MPICH's MPI_PROC_NULL: the receive never was one.
+                    self.calls[call].0 = None;
+                    continue;
+                }
+                let tag = match &self.calls[call].0 {
+                    Some(Call::Recv {
+                        tag: TagSel::Tag(t), ..
+                    }) => i64::from(*t),
+                    _ => -1,
+                };
+                status = st.and_then(|s| recorded(s, tag));
+                wild = true;
+            }
+            done.push((handle, status));
+        }
+        match done.len() {
+            0 => Ok(()),
+            1 => {
+                let (req, status) = done[0];
+                self.emit(Call::Wait { req, status }, at)
+            }
+            _ if wild => {
+                for (req, status) in done {
+                    self.emit(Call::Wait { req, status }, at)?;
+                }
+                Ok(())
+            }
+            _ => self.emit(
+                Call::WaitAll {
+                    reqs: Some(done.into_iter().map(|(h, _)| h).collect()),
+                },
+                at,
+            ),
+        }
+    }
+
+    fn sendrecv(&mut self, id: u16, a: &Args, layout: &Layout, at: u64) -> Result<(), Msg> {
+        let replace = id == SENDRECV_REPLACE;
+        // MPI_Sendrecv: sendcount sendtype dest sendtag recvcount recvtype source recvtag comm status;
+        // MPI_Sendrecv_replace: count datatype dest sendtag source recvtag comm status.
+        let (dest, stag, source, rtag, c, sk) = if replace {
+            (a.int(2), a.int(3), a.int(4), a.int(5), a.int(6), 7)
+        } else {
+            (a.int(2), a.int(3), a.int(6), a.int(7), a.int(8), 9)
+        };
+        let bytes = times(a.int(0), layout.type_size(a.int(1))?)?;
+        let st = a.statuses(sk).map(|s| s.first().copied());
+        let null_source = source_of(source).is_none()
+            || (source == -1 && st.flatten().is_some_and(|s| s.source < 0));
+        let send = Op::Send {
+            comm: c,
+            dest,
+            tag: stag,
+            bytes,
+            mode: SendMode::Standard,
+        };
+        if dest < 0 || null_source {
+            if dest >= 0 {
+                self.post(send, None, None, at)?;
+            }
+            if !null_source {
+                let recv = Op::Recv {
+                    comm: c,
+                    source,
+                    tag: rtag,
+                };
+                self.post(recv, None, st, at)?;
+            }
+            return Ok(());
+        }
+        let status = st.flatten().and_then(|s| recorded(s, rtag));
+        self.emit(
+            Call::Sendrecv {
+                comm: comm(c),
+                dest: rank(dest, "destination")?,
+                send_tag: tag_of(stag)?,
+                bytes,
+                source: source_of(source).unwrap_or(Source::Any),
+                recv_tag: tag_sel(rtag)?,
+                status,
+            },
+            at,
+        )
+    }
+
+    /// The communicator and the operation of a collective record.
+    fn collective(&mut self, id: u16, a: &Args, layout: &Layout) -> Result<(i64, Collective), Msg> {
+        let size = |k: usize| layout.type_size(a.int(k));
+        let bytes = |count: usize, ty: usize| -> Result<u64, Msg> { times(a.int(count), size(ty)?) };
+        let each = |counts: &[i64], ty: u64| -> Result<Vec<u64>, Msg> {
+            counts.iter().map(|&n| times(n, ty)).collect()
+        };
+        let root = |k: usize| rank(a.int(k), "root");
+        let at_root = |me: usize, r: usize| a.int(me) == a.int(r);
+        Ok(match id {
+            BARRIER => (a.int(0), Collective::Barrier),
+            BCAST => (a.int(3), Collective::Bcast { root: root(2)?, bytes: bytes(0, 1)? }),
+            REDUCE => (a.int(4), Collective::Reduce { root: root(3)?, bytes: bytes(0, 1)? }),
+            ALLREDUCE => (a.int(3), Collective::Allreduce { bytes: bytes(0, 1)? }),
+            SCAN => (a.int(3), Collective::Scan { bytes: bytes(0, 1)? }),
+            EXSCAN => (a.int(3), Collective::Exscan { bytes: bytes(0, 1)? }),
+            // commrank sendcount sendtype root comm [recvcount recvtype]: the root's block is its
+            // receive block (its send arguments may be MPI_IN_PLACE).
+            GATHER => {
+                let b = if at_root(0, 3) { bytes(5, 6)? } else { bytes(1, 2)? };
+                (a.int(4), Collective::Gather { root: root(3)?, bytes: b })
+            }
+            // commrank recvcount recvtype root comm [sendcount sendtype]
+            SCATTER => {
+                let b = if at_root(0, 3) { bytes(5, 6)? } else { bytes(1, 2)? };
+                (a.int(4), Collective::Scatter { root: root(3)?, bytes: b })
+            }
+            // commrank commsize sendcount sendtype root comm [recvcounts displs] recvtype
+            GATHERV => {
+                self.comms.note_size(comm(a.int(5)), a.int(1));
+                let b = if at_root(0, 4) {
+                    let counts = a.array(6);
+                    let me = usize::try_from(a.int(0)).ok().and_then(|i| counts.get(i));
+                    times(*me.ok_or("the root's own count is missing")?, size(8)?)?
+                } else {
+                    bytes(2, 3)?
+                };
+                (a.int(5), Collective::Gatherv { root: root(4)?, bytes: b })
+            }
+            // commrank commsize sendtype recvcount recvtype root comm [sendcounts displs]
+            SCATTERV => {
+                self.comms.note_size(comm(a.int(6)), a.int(1));
+                let counts = if at_root(0, 5) {
+                    each(a.array(7), size(2)?)?
+                } else {
+                    let n = usize::try_from(a.int(1)).map_err(|_| "negative communicator size")?;
+                    let mut c = vec![0; n.min(1 << 24)];
+                    if let Some(slot) = usize::try_from(a.int(0)).ok().and_then(|i| c.get_mut(i)) {
+                        *slot = bytes(3, 4)?;
+                    }
+                    c
+                };
+                (a.int(6), Collective::Scatterv { root: root(5)?, counts })
+            }
+            // sendcount sendtype recvcount recvtype comm: receive blocks (send may be in place)
+            ALLGATHER => (a.int(4), Collective::Allgather { bytes: bytes(2, 3)? }),
+            ALLTOALL => (a.int(4), Collective::Alltoall { bytes: bytes(2, 3)? }),
+            // commsize sendcount sendtype recvcounts displs recvtype comm
+            ALLGATHERV => {
+                self.comms.note_size(comm(a.int(6)), a.int(0));
+                (a.int(6), Collective::Allgatherv { counts: each(a.array(3), size(5)?)? })
+            }
+            // commsize sendcounts senddispls sendtype recvcounts recvdispls recvtype comm
+            ALLTOALLV => {
+                self.comms.note_size(comm(a.int(7)), a.int(0));
+                (a.int(7), Collective::Alltoallv { send: each(a.array(1), size(3)?)? })
+            }
+            // commsize sendcounts senddispls sendtypes recvcounts recvdispls recvtypes comm
+            ALLTOALLW => {
+                self.comms.note_size(comm(a.int(7)), a.int(0));
+                let (counts, types) = (a.array(1), a.array(3));
+                let send = counts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &n)| {
+                        let t = types.get(i).ok_or("fewer send datatypes than counts")?;
+                        times(n, layout.type_size(*t)?)
+                    })
+                    .collect::<Result<_, Msg>>()?;
+                (a.int(7), Collective::Alltoallv { send })
+            }
+            // commsize recvcounts datatype op comm
+            REDUCE_SCATTER => {
+                self.comms.note_size(comm(a.int(4)), a.int(0));
+                (a.int(4), Collective::ReduceScatter { counts: each(a.array(1), size(2)?)? })
+            }
+            other => return Err(format!("internal: function id {other} is not a collective")),
+        })
+    }
+}
+
+/// `count` elements of `size` bytes, checked.
+fn times(count: i64, size: u64) -> Result<u64, Msg> {
+    let n = u64::try_from(count).map_err(|_| format!("negative element count {count}"))?;
+    n.checked_mul(size)
+        .ok_or_else(|| format!("{count} elements of {size} bytes overflow a 64-bit size"))
+}
+
+fn rank(r: i64, what: &str) -> Result<u32, Msg> {
+    u32::try_from(r).map_err(|_| format!("{what} {r} is not a rank"))
+}
+
+fn tag_of(t: i64) -> Result<u32, Msg> {
+    u32::try_from(t).map_err(|_| format!("send tag {t} is negative"))
+}
+
+fn tag_sel(t: i64) -> Result<TagSel, Msg> {
+    match t {
+        -1 => Ok(TagSel::Any),
+        t => tag_of(t).map(TagSel::Tag),
+    }
+}
+
+/// A receive's source: `None` for MPI_PROC_NULL (a negative value other than -1).
+fn source_of(s: i64) -> Option<Source> {
+    match s {
+        -1 => Some(Source::Any),
+        s => u32::try_from(s).ok().map(Source::Rank),
+    }
+}
+
+/// The first recorded status (`None` when none was recorded).
+fn first(st: Option<&[RawStatus]>) -> Option<RawStatus> {
+    st.and_then(|s| s.first().copied())
+}
+
+/// A receive's recorded status in the MPI layer's terms; a status without a tag (format before 0.6.3)
+/// takes the receive's own tag if it named one.
+fn recorded(s: RawStatus, recv_tag: i64) -> Option<Status> {
+    let source = u32::try_from(s.source).ok()?;
+    let tag = u32::try_from(if s.tag >= 0 { i64::from(s.tag) } else { recv_tag }).ok()?;
+    Some(Status { source, tag })
+}
