@@ -8,9 +8,9 @@
 pub mod cache;
 pub mod check;
 pub mod collectives;
+pub mod dumpi;
 pub mod fsin;
 pub mod parser;
-pub mod dumpi;
 pub mod simgrid;
 
 use crate::error::{Error, Result};
