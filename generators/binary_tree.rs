@@ -42,7 +42,7 @@ impl Generator for BinaryTree {
         let bytes = self.size;
         let n = u64::from(ranks);
         Ok(Program::from_fn(ranks, |r, ops| {
-            let mut tag = 0;
+            let mut tag = 0u64;
             while (1u64 << tag) < n {
                 let bit = 1u32 << tag;
                 if r & bit != 0 {

@@ -47,6 +47,7 @@ impl Generator for Butterfly {
         Ok(Program::from_fn(ranks, |r, ops| {
             for tag in 0..stages {
                 let partner = r ^ (1 << tag);
+                let tag = u64::from(tag);
                 ops.push(Op::Send {
                     to: partner,
                     bytes,

@@ -65,7 +65,7 @@ impl Generator for Waterfall {
         }
         let reps = reps as u32; // reps * 4 <= MAX_OPS, so it fits.
         Ok(Program::from_fn(ranks, |r, ops| {
-            for tag in 0..reps {
+            for tag in 0..u64::from(reps) {
                 if r % s != 0 {
                     ops.push(Op::Recv { from: r - 1, tag });
                 }

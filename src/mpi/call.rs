@@ -32,8 +32,9 @@ pub enum Source {
 /// The tag a receive asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TagSel {
-    /// This tag (a non-negative C `int`, below 2^31).
-    Tag(u32),
+    /// This tag (an MPI tag, below 2^31; on MPI_COMM_WORLD any matching tag, so that lowered programs
+    /// written back as traces read the same).
+    Tag(u64),
     /// MPI_ANY_TAG: resolved from the [`Status`] the trace recorded.
     Any,
 }
@@ -45,7 +46,7 @@ pub struct Status {
     /// Source rank, relative to the receive's communicator.
     pub source: u32,
     /// Tag of the matched message.
-    pub tag: u32,
+    pub tag: u64,
 }
 
 /// How a send completes.
@@ -201,8 +202,8 @@ pub enum Call {
         comm: CommHandle,
         /// Destination, a rank of `comm` (may be the caller itself: a self-message).
         dest: u32,
-        /// Tag.
-        tag: u32,
+        /// Tag (see [`TagSel::Tag`] for its range).
+        tag: u64,
         /// Message size in bytes.
         bytes: u64,
         /// Standard or synchronous.
@@ -230,7 +231,7 @@ pub enum Call {
         /// Destination rank of `comm`.
         dest: u32,
         /// Send tag.
-        send_tag: u32,
+        send_tag: u64,
         /// Bytes sent.
         bytes: u64,
         /// Source.

@@ -287,11 +287,13 @@ fn create(
             ),
         ));
     }
-    let world = |i: u32| comms.world_rank(parent, i);
+    let parent_members: Vec<u32> = (0..members.len() as u32)
+        .map(|i| comms.world_rank(parent, i))
+        .collect();
+    let world = |i: u32| parent_members[i as usize];
     match &first.what {
         Creation::Dup => {
-            let group = (0..members.len() as u32).map(world).collect();
-            let c = comms.add(group);
+            let c = comms.add(parent_members.clone());
             Ok((0..members.len() as u32)
                 .map(|me| Some(Bound { comm: c, me }))
                 .collect())

@@ -18,10 +18,21 @@
 use super::call::{Call, Collective, CommHandle, ReqHandle, SendMode, Source, Status, TagSel};
 use super::collectives::{self, Algorithms};
 use super::comm::{self, Bound, Comms, Handles};
-use super::{collective_tag, p2p_tag};
+use super::collective_tag;
 use crate::error::{Error, Result};
 use crate::workload::{Op, Program};
 use ahash::AHashMap;
+
+/// The matching tag of user tag `tag` on `b`'s communicator. On MPI_COMM_WORLD every value is taken
+/// as it is (lowered programs written back as traces carry collective context tags); elsewhere a tag
+/// must be an MPI tag, below 2^31.
+fn user_tag(b: Bound, tag: u64) -> Result<u64, String> {
+    match (b.comm, u32::try_from(tag)) {
+        (0, _) => Ok(tag),
+        (c, Ok(t)) if t < 1 << 31 => Ok(super::p2p_tag(c, t)),
+        _ => Err(format!("tag {tag} is not an MPI tag (0..2^31)")),
+    }
+}
 
 /// Where a call came from, for error messages: a file of the builder and a line (text formats) or a
 /// byte offset (binary formats).
@@ -244,7 +255,7 @@ impl RankLowering {
             } => {
                 let b = self.bound(comm, comms)?;
                 let to = self.peer(b, dest, "destination", comms)?;
-                let tag = p2p_tag(b.comm, tag);
+                let tag = user_tag(b, tag)?;
                 let id = self.fresh()?;
                 self.ops.push(match mode {
                     SendMode::Standard => Op::Isend {
@@ -328,7 +339,7 @@ impl RankLowering {
                 self.ops.push(Op::Isend {
                     to,
                     bytes,
-                    tag: p2p_tag(b.comm, send_tag),
+                    tag: user_tag(b, send_tag)?,
                     req: s,
                 });
                 self.ops.push(Op::Wait { req: s });
@@ -409,7 +420,7 @@ impl RankLowering {
             }
         };
         let from = self.peer(b, src, "source", comms)?;
-        Ok((from, p2p_tag(b.comm, t)))
+        Ok((from, user_tag(b, t)?))
     }
 
     /// Request `h` completes here.

@@ -45,7 +45,7 @@ impl Default for OpenLoopParams {
 }
 
 /// The tag that labels packets generated in the measurement window.
-const MEASURED: u32 = 1;
+const MEASURED: u64 = 1;
 
 /// Bernoulli sources on every node.
 pub(super) struct OpenLoop<'a> {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 const MAGIC: &[u8; 8] = b"NRCACHE\0";
 
 /// Layout version of cache files; bump when the header or the encoded types change.
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 /// Where the cache of a trace lives.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -223,7 +223,7 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
     if let Ok(bytes) = std::fs::read(&cache)
         && let Some(program) = decode(&bytes, key)
     {
-        return Ok(program);
+        return Ok(program.with_mpi(format.default_mpi()));
     }
     let fixed = ReadOptions {
         format: Some(format),

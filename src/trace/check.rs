@@ -56,7 +56,7 @@ pub struct TraceCheck {
 /// Summarises and checks `program`.
 pub fn check(program: &Program) -> TraceCheck {
     let n = program.ranks();
-    let mut balance: AHashMap<(u32, u32, u32), i64> = AHashMap::new();
+    let mut balance: AHashMap<(u32, u32, u64), i64> = AHashMap::new();
     let mut pair_bytes: AHashMap<(u32, u32), u64> = AHashMap::new();
     let mut per_rank = vec![0u64; n as usize];
     let mut histogram: Vec<u64> = Vec::new();
@@ -103,7 +103,9 @@ pub fn check(program: &Program) -> TraceCheck {
                     computations += 1;
                     compute_cycles += cycles;
                 }
-                Op::Isend { req, .. } | Op::Irecv { req, .. } => outstanding.push(req),
+                Op::Isend { req, .. } | Op::Issend { req, .. } | Op::Irecv { req, .. } => {
+                    outstanding.push(req)
+                }
                 Op::Wait { req } => match outstanding.iter().position(|&q| q == req) {
                     Some(i) => {
                         outstanding.swap_remove(i);

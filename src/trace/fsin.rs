@@ -10,6 +10,9 @@
 
 use super::simgrid::{Line, lines};
 use crate::error::{Error, Result};
+use crate::mpi::call::{Call, SendMode, Source, TagSel, WORLD};
+use crate::mpi::collectives::Algorithms;
+use crate::mpi::{Builder, Pos};
 use crate::workload::{Op, Program};
 use std::path::Path;
 
@@ -56,14 +59,8 @@ fn event(line: &Line, ranks: u64) -> Result<(u32, Op), LineError> {
         "s" | "r" => {
             let src = node(1, "a source node")?;
             let dst = node(2, "a destination node")?;
-            let tag = field(line, 3, "a tag", u64::from(u32::MAX))? as u32;
+            let tag = field(line, 3, "a tag", u64::from(u32::MAX))?;
             let bytes = field(line, 4, "a length in bytes", u64::MAX)?;
-            if src == dst {
-                return Err((
-                    line.tokens[2].0,
-                    format!("node {src} sends to itself (self-messages are not modelled)"),
-                ));
-            }
             if kind == "s" {
                 (
                     src,
@@ -125,15 +122,33 @@ pub fn read(path: &Path) -> Result<Program> {
             "{name}: the trace names fewer than 2 nodes; a replay needs at least 2"
         )));
     }
-    let mut per_rank: Vec<Vec<Op>> = vec![Vec::new(); ranks as usize];
+    let mut builder = Builder::new(ranks as u32, &Algorithms::default());
+    let file = builder.file(&name, false);
     lines(&name, super::open(path)?, |no, text| {
         let (node, op) = event(&Line::new(text), ranks).map_err(|e| at(no, e))?;
-        per_rank[node as usize].push(op);
+        let call = match op {
+            Op::Send { to, bytes, tag } => Call::Send {
+                comm: WORLD,
+                dest: to,
+                tag,
+                bytes,
+                mode: SendMode::Standard,
+                req: None,
+            },
+            Op::Recv { from, tag } => Call::Recv {
+                comm: WORLD,
+                source: Source::Rank(from),
+                tag: TagSel::Tag(tag),
+                req: None,
+                status: None,
+            },
+            Op::Compute { cycles } => Call::Compute { cycles },
+            _ => unreachable!("event() decodes sends, receives and computation only"),
+        };
+        builder.push(node, call, Pos { file, at: no as u64 });
         Ok(())
     })?;
-    Ok(Program::from_fn(ranks as u32, |r, ops| {
-        ops.append(&mut per_rank[r as usize])
-    }))
+    builder.finish()
 }
 
 #[cfg(test)]
@@ -158,18 +173,31 @@ mod tests {
 }
 
 /// Writes `program` as an FSIN `.trc` trace: each rank's events in program order, receives carrying the
-/// size of the send they match (INSEE compares lengths), computation as `c` lines. FSIN has no
-/// non-blocking operations, so a program with them is refused, naming the first.
+/// size of the send they match (INSEE compares lengths), computation as `c` lines. An `Isend` waited on
+/// at once (how the MPI layer lowers a blocking send) is a send. FSIN has no other non-blocking
+/// operations, so a program with them is refused, naming the first.
 pub fn write_events(program: &Program, out: &mut impl std::io::Write) -> Result<()> {
     use std::collections::{HashMap, VecDeque};
-    let mut sizes: HashMap<(u32, u32, u32), VecDeque<u64>> = HashMap::new();
+    let mut sizes: HashMap<(u32, u32, u64), VecDeque<u64>> = HashMap::new();
     for (from, to, bytes, tag) in program.sends() {
         sizes.entry((from, to, tag)).or_default().push_back(bytes);
     }
     let io = |e: std::io::Error| Error::Invalid(format!("writing an FSIN trace: {e}"));
     for r in 0..program.ranks() {
-        for op in program.rank_ops(r) {
+        let ops = program.rank_ops(r);
+        let mut i = 0;
+        while let Some(op) = ops.get(i) {
+            i += 1;
             match *op {
+                Op::Isend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } if ops.get(i) == Some(&Op::Wait { req }) => {
+                    i += 1;
+                    writeln!(out, "s {r} {to} {tag} {bytes}").map_err(io)?
+                }
                 Op::Send { to, bytes, tag } => {
                     writeln!(out, "s {r} {to} {tag} {bytes}").map_err(io)?
                 }

@@ -1,13 +1,14 @@
-//! Traces: programs stored in files, in the native text format of `traces/FORMAT.md` (version 1).
+//! Traces: programs stored in files, in the native text format of `traces/FORMAT.md` (version 3) or
+//! imported from other tools (SimGrid, FSIN).
 //!
-//! [`read`] streams a trace (plain or zstd-compressed, told apart by the zstd magic bytes, not the file
-//! name) through the line parser of [`parser`] into a [`Program`]; [`write`] emits one atomically,
-//! compressed when the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written
-//! trace replays exactly like the generator that produced it.
+//! Readers only decode: [`read`] streams a trace (plain or zstd-compressed, told apart by the zstd magic
+//! bytes, not the file name) through the line parser of [`parser`], whose MPI calls the MPI layer
+//! ([`crate::mpi::Builder`]) lowers into a [`Program`]; [`write`] emits one atomically, compressed when
+//! the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written trace replays
+//! exactly like the generator that produced it.
 
 pub mod cache;
 pub mod check;
-pub mod collectives;
 pub mod dumpi;
 pub mod fsin;
 pub mod parser;
@@ -16,7 +17,8 @@ pub mod simgrid;
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Params};
 use crate::workload::{Generator, Op, Program};
-use collectives::Algorithms;
+use crate::mpi::MpiModel;
+use crate::mpi::collectives::Algorithms;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
@@ -147,6 +149,12 @@ fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
                     req,
                 } => writeln!(out, "{r} isend {to} {bytes} {tag} {req}")?,
                 Op::Irecv { from, tag, req } => writeln!(out, "{r} irecv {from} {tag} {req}")?,
+                Op::Issend {
+                    to,
+                    bytes,
+                    tag,
+                    req,
+                } => writeln!(out, "{r} issend {to} {bytes} {tag} {req}")?,
                 Op::Wait { req } => writeln!(out, "{r} wait {req}")?,
                 Op::WaitAll => writeln!(out, "{r} waitall")?,
             }
@@ -206,6 +214,19 @@ impl Format {
     }
 }
 
+impl Format {
+    /// The MPI model a trace of this format runs under unless the spec says otherwise: netreplay's own
+    /// traces (hand-written, or written by `generate`) and FSIN's keep seed 004's eager model, so a
+    /// written trace replays exactly like its generator; traces of real MPI runs (SimGrid) get MPICH's
+    /// protocols.
+    pub fn default_mpi(self) -> MpiModel {
+        match self {
+            Format::Native | Format::Fsin => MpiModel::default(),
+            Format::SimGrid => MpiModel::mpich(),
+        }
+    }
+}
+
 /// How a trace file is read: its format (`None`: detect) and the conversions of its importers.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ReadOptions {
@@ -217,17 +238,18 @@ pub struct ReadOptions {
     pub units: simgrid::Units,
 }
 
-/// Reads a trace of any supported format.
+/// Reads a trace of any supported format, under its format's default MPI model.
 pub fn read_any(path: &Path, opts: &ReadOptions) -> Result<Program> {
     let format = match opts.format {
         Some(f) => f,
         None => Format::detect(path)?,
     };
-    match format {
+    let program = match format {
         Format::Native => read_with(path, &opts.algorithms),
         Format::SimGrid => simgrid::read(path, &opts.algorithms, opts.units),
         Format::Fsin => fsin::read(path),
-    }
+    }?;
+    Ok(program.with_mpi(format.default_mpi()))
 }
 
 /// The `trace:file=PATH` workload: a program read from a file, replayed on as many ranks as it has.
@@ -238,6 +260,35 @@ pub struct TraceWorkload {
     extra: String,
     program: Program,
 }
+
+/// The collective algorithm keys of the trace workload ([`Algorithms::set`]).
+const ALGORITHM_KEYS: &[&str] = &[
+    "select",
+    "barrier",
+    "bcast",
+    "reduce",
+    "allreduce",
+    "gather",
+    "scatter",
+    "allgather",
+    "alltoall",
+    "scan",
+    "exscan",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "allgatherv",
+    "alltoallv",
+];
+
+/// The MPI model keys of the trace workload, each set on top of the format's default.
+const MPI_KEYS: &[&str] = &[
+    "protocol",
+    "eager_threshold",
+    "control_bytes",
+    "self_copy",
+    "compute_scale",
+    "compute",
+];
 
 impl TraceWorkload {
     /// Reads the trace at `file` now, so errors in it surface before any simulation starts.
@@ -294,18 +345,39 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
     keys: &[
         "file",
         "format",
-        "allreduce",
-        "allgather",
+        "select",
         "barrier",
+        "bcast",
+        "reduce",
+        "allreduce",
+        "gather",
+        "scatter",
+        "allgather",
+        "alltoall",
+        "scan",
+        "exscan",
+        "reduce_scatter",
+        "reduce_scatter_block",
+        "allgatherv",
+        "alltoallv",
         "flops_per_cycle",
         "cycles_per_second",
         "cache",
+        "protocol",
+        "eager_threshold",
+        "control_bytes",
+        "self_copy",
+        "compute_scale",
+        "compute",
     ],
     help: "replay a trace file (plain or zstd); ranks come from the file; \
            format=auto|native|simgrid|trc (native: traces/FORMAT.md; simgrid: SMPI time-independent \
-           traces or their index; trc: INSEE/FSIN); allreduce=recursive-doubling|ring, \
-           allgather=recursive-doubling|ring, barrier=dissemination|tree choose the collective \
-           algorithms; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
+           traces or their index; trc: INSEE/FSIN); select=mpich|fixed and one key per collective \
+           (bcast=, allreduce=, alltoall=, ... see traces/FORMAT.md) choose the collective \
+           algorithms; protocol=eager|rendezvous, eager_threshold=BYTES, control_bytes=BYTES, \
+           self_copy=CYCLES_PER_BYTE set the MPI model (native and FSIN traces default to eager, \
+           SimGrid traces to MPICH's rendezvous above 128 KiB); compute_scale=X multiplies compute \
+           times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
            SimGrid compute and sleep; cache=beside|off|DIR keeps the parsed trace in a binary cache \
            (default beside it as .NAME.nrcache)",
     build: build_workload,
@@ -326,7 +398,7 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         "trc" => Some(Format::Fsin),
         _ => None,
     };
-    for key in ["format", "allreduce", "allgather", "barrier"] {
+    for key in ["format"].into_iter().chain(ALGORITHM_KEYS.iter().copied()) {
         if let Some(v) = p.raw(key) {
             if key != "format" {
                 opts.algorithms.set(key, v)?;
@@ -354,12 +426,25 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
             extra.push_str(&format!(",{key}={v}"));
         }
     }
+    let mut mpi_overrides = Vec::new();
+    for &key in MPI_KEYS {
+        if let Some(v) = p.raw(key) {
+            // Check the value now; it is applied on top of the format's default once it is known.
+            MpiModel::default().set(key, v)?;
+            mpi_overrides.push((key, v.to_string()));
+            extra.push_str(&format!(",{key}={v}"));
+        }
+    }
     let location = match p.raw("cache") {
         None | Some("beside") => cache::Location::Beside,
         Some("off") => cache::Location::Off,
         Some(dir) => cache::Location::Dir(dir.into()),
     };
-    Ok(Box::new(TraceWorkload::open_with(
-        file, &opts, &location, extra,
-    )?))
+    let mut workload = TraceWorkload::open_with(file, &opts, &location, extra)?;
+    let mut mpi = *workload.program.mpi();
+    for (key, v) in &mpi_overrides {
+        mpi.set(key, v)?;
+    }
+    workload.program = workload.program.with_mpi(mpi);
+    Ok(Box::new(workload))
 }

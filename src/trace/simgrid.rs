@@ -19,13 +19,22 @@
 //! oldest outstanding request with that key (a wait with none is a no-op, as in SimGrid, where a
 //! successful `test` may have consumed it); `test` is a no-op (the request stays for a later wait, which
 //! then finds it complete if its message has arrived); `waitall` waits for every outstanding request.
-//! Collectives expand by the algorithms of [`super::collectives`] (not SimGrid's own selector).
+//! `sendRecv SENDCOUNT DST RECVCOUNT SRC [DT1 DT2]` (what SimGrid's tracer writes for MPI_Sendrecv; the
+//! tags are not recorded, so both directions use tag 0) is a send and a receive in flight together.
+//! Self-messages (partner = own rank) are delivered locally by the MPI layer, as SimGrid replays them.
+//! Collectives are calls of the MPI layer, which chooses their algorithms ([`crate::mpi::collectives`],
+//! not SimGrid's own selector); TI traces name no communicator, so every collective and message is on
+//! MPI_COMM_WORLD, as SimGrid's replay does (`comm_split`, `comm_dup` are no-ops there too).
 //! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
-//! Every other action, including SimGrid's `scan` and `exscan`, is refused with its name and position.
+//! Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's predefined
+//! types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (no predefined id) has no size in the
+//! trace and is refused.
 
-use super::collectives::{self, Algorithms, Collective, linear};
 use crate::error::{Error, Result};
-use crate::workload::{Op, Program};
+use crate::mpi::call::{Call, Collective, SendMode, Source, TagSel, WORLD};
+use crate::mpi::collectives::Algorithms;
+use crate::mpi::{Builder, Pos};
+use crate::workload::Program;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -48,21 +57,21 @@ impl Default for Units {
     }
 }
 
-/// The actions SimGrid's replay accepts that netreplay refuses, with the reason.
-const REFUSED: &[(&str, &str)] = &[
-    ("scan", "no scan algorithm is modelled"),
-    ("exscan", "no scan algorithm is modelled"),
-];
-
-/// Size in bytes of SimGrid's predefined datatype `id` (`smpi_datatype.cpp`), if replayable.
+/// Size in bytes of SimGrid 3.32's predefined datatype `id` (`smpi_datatype.cpp`, x86-64 sizes), if
+/// replayable. 38..=49 are the Fortran types (REAL 4, REAL4 4, REAL8 8, REAL16 16, COMPLEX8 8,
+/// COMPLEX16 16, COMPLEX32 16 as SimGrid defines it, INTEGER1 4 as SimGrid defines it, INTEGER2 2,
+/// INTEGER4 4, INTEGER8 8, INTEGER16 16), 50..=54 LONG_DOUBLE_INT 32, CXX_BOOL 1, the C++ complex types
+/// 8/16/32; 55 and 56 (UB, LB) have no size; 57 PACKED 1, 58 PTR 8, 59 COUNT 8.
 fn datatype_size(id: i64) -> Option<u64> {
     Some(match id {
-        2 | 6 | 8 | 9 | 16 | 17 | 21 => 1,
-        3 | 10 | 18 | 22 => 2,
-        1 | 5 | 11 | 15 | 19 | 23 => 4,
-        0 | 4 | 7 | 12 | 13 | 20 | 24 | 25 | 28 | 29 | 30 | 33 | 34 | 35 => 8,
-        14 | 26 | 31 | 32 | 36 | 37 => 16,
-        27 => 32,
+        2 | 6 | 8 | 9 | 16 | 17 | 21 | 51 | 57 => 1,
+        3 | 10 | 18 | 22 | 46 => 2,
+        1 | 5 | 11 | 15 | 19 | 23 | 38 | 39 | 45 | 47 => 4,
+        0 | 4 | 7 | 12 | 13 | 20 | 24 | 25 | 28 | 29 | 30 | 33 | 34 | 35 | 40 | 42 | 48 | 52
+        | 58 | 59 => 8,
+        14 | 26 | 31 | 32 | 36 | 37 | 41 | 43 | 44 | 49 | 53 => 16,
+        27 | 50 | 54 => 32,
+        55 | 56 => 0,
         _ => return None,
     })
 }
@@ -146,28 +155,25 @@ impl<'a> Line<'a> {
 /// Per-rank replay state.
 #[derive(Default)]
 struct Rank {
-    ops: Vec<Op>,
     /// Bytes of the default datatype (1 for MPI_BYTE, 8 after `init` with an argument).
     default_dt: u64,
     next_req: u32,
     /// Outstanding requests: (source, destination, tag) and handle, oldest first.
-    reqs: Vec<((u32, u32, u32), u32)>,
-    collectives: u64,
+    reqs: Vec<((u32, u32, u64), u32)>,
 }
 
 /// What the reader knows while reading.
-struct Reader<'a> {
+struct Reader {
     ranks: Vec<Rank>,
-    algorithms: &'a Algorithms,
+    builder: Builder,
+    /// The file being read and the line, where calls are pushed.
+    pos: Pos,
     units: Units,
 }
 
 type LineError = (usize, String);
 
-/// A vector collective's expansion for one rank, given its tag.
-type Expansion = Box<dyn FnOnce(u32, &mut Vec<Op>)>;
-
-impl Reader<'_> {
+impl Reader {
     fn n(&self) -> u32 {
         self.ranks.len() as u32
     }
@@ -178,7 +184,7 @@ impl Reader<'_> {
         let v = line.integer(i, what, i64::MIN / 2, i64::MAX / 2)?;
         if !(0..n).contains(&v) {
             let hint = if v < 0 {
-                " (MPI_ANY_SOURCE is not replayed)"
+                " (MPI_ANY_SOURCE: SimGrid's time-independent traces record no actual source)"
             } else {
                 ""
             };
@@ -196,7 +202,10 @@ impl Reader<'_> {
         datatype_size(id).ok_or_else(|| {
             (
                 col,
-                format!("datatype id `{t}` is not one of SimGrid's predefined types 0..=37"),
+                format!(
+                    "datatype id `{t}` is not one of SimGrid's predefined types 0..=59 (a derived \
+                     datatype: the trace gives no size for it)"
+                ),
             )
         })
     }
@@ -213,64 +222,112 @@ impl Reader<'_> {
             .collect()
     }
 
+    fn push(&mut self, me: u32, call: Call) {
+        self.builder.push(me, call, self.pos);
+    }
+
+    fn collective(&mut self, me: u32, op: Collective, flops: f64) {
+        self.push(
+            me,
+            Call::Collective {
+                comm: WORLD,
+                op,
+                req: None,
+            },
+        );
+        let cycles = self.cycles(flops);
+        if cycles > 0 {
+            self.push(me, Call::Compute { cycles });
+        }
+    }
+
+    fn root(&self, line: &Line, i: usize) -> Result<u32, LineError> {
+        if line.has(i) {
+            self.rank_arg(line, i, "a root rank")
+        } else {
+            Ok(0)
+        }
+    }
+
     /// Replays one action line of rank `me` (the line's rank token already taken).
     fn action(&mut self, line: &Line, me: u32) -> Result<(), LineError> {
         let (col, name) = line.get(1, "an action")?;
         let n = self.n();
-        let mut coll: Option<Collective> = None;
-        let mut extra: Option<Expansion> = None;
-        let mut compute_after = 0.0;
+        let nn = n as usize;
+        let bytes = |r: &Self, count: u64, dt_at: usize| -> Result<u64, LineError> {
+            Ok(count.saturating_mul(r.datatype(line, dt_at, me)?))
+        };
         match name {
             "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
             "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {}
             "send" | "isend" | "recv" | "irecv" => {
                 let partner = self.rank_arg(line, 2, "a partner rank")?;
-                if partner == me {
-                    return Err((
-                        line.tokens[2].0,
-                        format!("rank {me} cannot {name} itself (self-messages are not modelled)"),
-                    ));
-                }
                 let (tcol, t) = line.get(3, "a tag")?;
                 let tag = line.integer(3, "a tag", i64::MIN / 2, i64::MAX / 2)?;
-                if !(0..i64::from(collectives::COLLECTIVE_TAG_BASE)).contains(&tag) {
+                if !(0..1i64 << 31).contains(&tag) {
                     return Err((
                         tcol,
-                        format!("tag `{t}` out of range 0..2^31 (MPI_ANY_TAG is not replayed)"),
+                        format!(
+                            "tag `{t}` out of range 0..2^31 (MPI_ANY_TAG: SimGrid's time-independent \
+                             traces record no actual tag)"
+                        ),
                     ));
                 }
-                let tag = tag as u32;
+                let tag = tag as u64;
                 let count = line.count(4, "a size")?;
-                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
-                let rank = &mut self.ranks[me as usize];
-                match name {
-                    "send" => rank.ops.push(Op::Send {
-                        to: partner,
-                        bytes,
+                let bytes = bytes(self, count, 5)?;
+                let req = if name.starts_with('i') {
+                    let rank = &mut self.ranks[me as usize];
+                    let req = rank.next_req;
+                    rank.next_req = rank.next_req.wrapping_add(1) % (u32::MAX - 2);
+                    let key = if name == "isend" {
+                        (me, partner, tag)
+                    } else {
+                        (partner, me, tag)
+                    };
+                    rank.reqs.push((key, req));
+                    Some(req)
+                } else {
+                    None
+                };
+                let call = if name.ends_with("send") {
+                    Call::Send {
+                        comm: WORLD,
+                        dest: partner,
                         tag,
-                    }),
-                    "recv" => rank.ops.push(Op::Recv { from: partner, tag }),
-                    _ => {
-                        let req = rank.next_req;
-                        rank.next_req = rank.next_req.wrapping_add(1) % (u32::MAX - 1);
-                        if name == "isend" {
-                            rank.reqs.push(((me, partner, tag), req));
-                            rank.ops.push(Op::Isend {
-                                to: partner,
-                                bytes,
-                                tag,
-                                req,
-                            });
-                        } else {
-                            rank.reqs.push(((partner, me, tag), req));
-                            rank.ops.push(Op::Irecv {
-                                from: partner,
-                                tag,
-                                req,
-                            });
-                        }
+                        bytes,
+                        mode: SendMode::Standard,
+                        req,
                     }
-                }
+                } else {
+                    Call::Recv {
+                        comm: WORLD,
+                        source: Source::Rank(partner),
+                        tag: TagSel::Tag(tag),
+                        req,
+                        status: None,
+                    }
+                };
+                self.push(me, call);
+            }
+            "sendRecv" => {
+                let send_count = line.count(2, "a send size")?;
+                let dest = self.rank_arg(line, 3, "a destination rank")?;
+                line.count(4, "a receive size")?;
+                let src = self.rank_arg(line, 5, "a source rank")?;
+                let bytes = bytes(self, send_count, 6)?;
+                self.push(
+                    me,
+                    Call::Sendrecv {
+                        comm: WORLD,
+                        dest,
+                        send_tag: 0,
+                        bytes,
+                        source: Source::Rank(src),
+                        recv_tag: TagSel::Tag(0),
+                        status: None,
+                    },
+                );
             }
             "test" | "wait" => {
                 let src = self.rank_arg(line, 2, "a source rank")?;
@@ -278,91 +335,72 @@ impl Reader<'_> {
                 let tag = line.integer(4, "a tag", i64::MIN / 2, i64::MAX / 2)?;
                 if name == "wait" {
                     let rank = &mut self.ranks[me as usize];
-                    let key = (src, dst, tag.clamp(0, i64::from(u32::MAX)) as u32);
+                    let key = (src, dst, tag.clamp(0, i64::from(u32::MAX)) as u64);
                     if let Some(i) = rank.reqs.iter().position(|(k, _)| *k == key) {
                         let (_, req) = rank.reqs.remove(i);
-                        rank.ops.push(Op::Wait { req });
+                        self.push(me, Call::Wait { req, status: None });
                     }
                 }
             }
             "waitall" => {
                 let rank = &mut self.ranks[me as usize];
                 if !rank.reqs.is_empty() {
-                    rank.reqs.clear();
-                    rank.ops.push(Op::WaitAll);
+                    let reqs = rank.reqs.drain(..).map(|(_, r)| r).collect();
+                    self.push(me, Call::WaitAll { reqs: Some(reqs) });
                 }
             }
-            "barrier" => coll = Some(Collective::Barrier),
+            "barrier" => self.collective(me, Collective::Barrier, 0.0),
             "bcast" => {
                 let count = line.count(2, "a size")?;
-                let root = if line.has(3) {
-                    self.rank_arg(line, 3, "a root rank")?
-                } else {
-                    0
-                };
-                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
-                coll = Some(Collective::Bcast { root, bytes });
+                let root = self.root(line, 3)?;
+                let bytes = bytes(self, count, 4)?;
+                self.collective(me, Collective::Bcast { root, bytes }, 0.0);
             }
             "reduce" => {
                 let count = line.count(2, "a size")?;
-                compute_after = line.number(3, "a number of flops")?;
-                let root = if line.has(4) {
-                    self.rank_arg(line, 4, "a root rank")?
-                } else {
-                    0
-                };
-                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
-                coll = Some(Collective::Reduce { root, bytes });
+                let flops = line.number(3, "a number of flops")?;
+                let root = self.root(line, 4)?;
+                let bytes = bytes(self, count, 5)?;
+                self.collective(me, Collective::Reduce { root, bytes }, flops);
             }
             "allreduce" => {
                 let count = line.count(2, "a size")?;
-                compute_after = line.number(3, "a number of flops")?;
-                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
-                coll = Some(Collective::Allreduce { bytes });
+                let flops = line.number(3, "a number of flops")?;
+                let bytes = bytes(self, count, 4)?;
+                self.collective(me, Collective::Allreduce { bytes }, flops);
             }
             "alltoall" | "allgather" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
-                let bytes = count.saturating_mul(self.datatype(line, 4, me)?);
-                coll = Some(if name == "alltoall" {
+                let bytes = bytes(self, count, 4)?;
+                let op = if name == "alltoall" {
                     Collective::Alltoall { bytes }
                 } else {
                     Collective::Allgather { bytes }
-                });
+                };
+                self.collective(me, op, 0.0);
             }
             "gather" | "scatter" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
-                let root = if line.has(4) {
-                    self.rank_arg(line, 4, "a root rank")?
-                } else {
-                    0
-                };
-                let bytes = count.saturating_mul(self.datatype(line, 5, me)?);
-                coll = Some(if name == "gather" {
+                let root = self.root(line, 4)?;
+                let bytes = bytes(self, count, 5)?;
+                let op = if name == "gather" {
                     Collective::Gather { root, bytes }
                 } else {
                     Collective::Scatter { root, bytes }
-                });
+                };
+                self.collective(me, op, 0.0);
             }
             "gatherv" => {
                 let count = line.count(2, "a send size")?;
-                let nn = n as usize;
-                let root = if line.has(3 + nn) {
-                    self.rank_arg(line, 3 + nn, "a root rank")?
-                } else {
-                    0
-                };
-                let dt1 = self.datatype(line, 4 + nn, me)?;
+                let root = self.root(line, 3 + nn)?;
                 let dt2 = self.datatype(line, 5 + nn, me)?;
-                let mut counts = self.counts(line, 3, dt2, "a receive count")?;
-                counts[me as usize] = count.saturating_mul(dt1);
-                extra = Some(Box::new(move |tag, out| {
-                    linear::gatherv(n, me, root, &counts, tag, out)
-                }));
+                self.counts(line, 3, dt2, "a receive count")?;
+                let bytes = bytes(self, count, 4 + nn)?;
+                self.collective(me, Collective::Gatherv { root, bytes }, 0.0);
             }
             "allgatherv" => {
-                let nn = n as usize;
                 line.count(2, "a send size")?;
                 // SimGrid's GatherVArgParser: after the counts, more than n tokens are a datatype
                 // and displacements, 3..=n tokens are displacements only, 1 or 2 start with a datatype.
@@ -373,35 +411,22 @@ impl Reader<'_> {
                     _ => self.ranks[me as usize].default_dt,
                 };
                 let counts = self.counts(line, 3, dt, "a receive count")?;
-                extra = Some(Box::new(move |tag, out| {
-                    linear::allgatherv(n, me, &counts, tag, out)
-                }));
+                self.collective(me, Collective::Allgatherv { counts }, 0.0);
             }
             "scatterv" => {
-                let nn = n as usize;
                 line.count(2 + nn, "a receive size")?;
-                let root = if line.has(3 + nn) {
-                    self.rank_arg(line, 3 + nn, "a root rank")?
-                } else {
-                    0
-                };
+                let root = self.root(line, 3 + nn)?;
                 let dt = self.datatype(line, 4 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a send count")?;
-                extra = Some(Box::new(move |tag, out| {
-                    linear::scatterv(n, me, root, &counts, tag, out)
-                }));
+                self.collective(me, Collective::Scatterv { root, counts }, 0.0);
             }
             "reducescatter" => {
-                let nn = n as usize;
-                compute_after = line.number(2 + nn, "a number of flops")?;
+                let flops = line.number(2 + nn, "a number of flops")?;
                 let dt = self.datatype(line, 3 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a receive count")?;
-                extra = Some(Box::new(move |tag, out| {
-                    linear::reducescatter(n, me, &counts, tag, out)
-                }));
+                self.collective(me, Collective::ReduceScatter { counts }, flops);
             }
             "alltoallv" => {
-                let nn = n as usize;
                 line.count(2, "a send buffer size")?;
                 line.count(3 + nn, "a receive buffer size")?;
                 self.counts(line, 4 + nn, 1, "a receive count")?;
@@ -410,47 +435,41 @@ impl Reader<'_> {
                 } else {
                     self.ranks[me as usize].default_dt
                 };
-                let counts = self.counts(line, 3, dt, "a send count")?;
-                extra = Some(Box::new(move |tag, out| {
-                    linear::alltoallv(n, me, &counts, tag, out)
-                }));
+                let send = self.counts(line, 3, dt, "a send count")?;
+                self.collective(me, Collective::Alltoallv { send }, 0.0);
+            }
+            "scan" | "exscan" => {
+                let count = line.count(2, "a size")?;
+                let flops = if line.has(3) {
+                    line.number(3, "a number of flops")?
+                } else {
+                    0.0
+                };
+                let bytes = bytes(self, count, 4)?;
+                let op = if name == "scan" {
+                    Collective::Scan { bytes }
+                } else {
+                    Collective::Exscan { bytes }
+                };
+                self.collective(me, op, flops);
             }
             "compute" => {
                 let flops = line.number(2, "a number of flops")?;
                 let cycles = self.cycles(flops);
-                self.ranks[me as usize].ops.push(Op::Compute { cycles });
+                self.push(me, Call::Compute { cycles });
             }
             "sleep" => {
                 let s = line.number(2, "a duration in seconds")?;
                 let cycles = (s.max(0.0) * self.units.cycles_per_second)
                     .round()
                     .min(1e18) as u64;
-                self.ranks[me as usize].ops.push(Op::Compute { cycles });
+                self.push(me, Call::Compute { cycles });
             }
             other => {
-                let why = REFUSED
-                    .iter()
-                    .find(|(a, _)| *a == other)
-                    .map_or("it is not a SimGrid replay action".to_string(), |(_, w)| {
-                        format!("SimGrid replays it, but netreplay does not: {w}")
-                    });
-                return Err((col, format!("unsupported action `{other}`: {why}")));
-            }
-        }
-        if coll.is_some() || extra.is_some() {
-            let algorithms = self.algorithms;
-            let cycles = self.cycles(compute_after);
-            let rank = &mut self.ranks[me as usize];
-            let tag = collectives::tag_for(rank.collectives);
-            rank.collectives += 1;
-            if let Some(c) = coll {
-                collectives::expand(c, n, me, tag, algorithms, &mut rank.ops);
-            }
-            if let Some(f) = extra {
-                f(tag, &mut rank.ops);
-            }
-            if cycles > 0 {
-                rank.ops.push(Op::Compute { cycles });
+                return Err((
+                    col,
+                    format!("unsupported action `{other}`: it is not a SimGrid 3.32 replay action"),
+                ));
             }
         }
         Ok(())
@@ -582,19 +601,12 @@ pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Progra
             crate::topology::MAX_NODES
         )));
     }
-    let mut reader = Reader {
-        ranks: (0..files.len())
-            .map(|_| Rank {
-                default_dt: 1,
-                ..Rank::default()
-            })
-            .collect(),
-        algorithms,
-        units,
-    };
+    let mut reader = Reader::new(files.len(), algorithms, units);
     for (r, file) in files.iter().enumerate() {
         let fname = file.display().to_string();
+        reader.pos.file = reader.builder.file(&fname, false);
         lines(&fname, super::open(file)?, |no, text| {
+            reader.pos.at = no as u64;
             let line = Line::new(text);
             reader
                 .action(&line, r as u32)
@@ -645,17 +657,10 @@ fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Pro
              per-rank trace? give its index instead)"
         )));
     }
-    let mut reader = Reader {
-        ranks: (0..=max)
-            .map(|_| Rank {
-                default_dt: 1,
-                ..Rank::default()
-            })
-            .collect(),
-        algorithms,
-        units,
-    };
+    let mut reader = Reader::new(max as usize + 1, algorithms, units);
+    reader.pos.file = reader.builder.file(&name, false);
     lines(&name, super::open(path)?, |no, text| {
+        reader.pos.at = no as u64;
         let line = Line::new(text);
         let r = line.tokens[0]
             .1
@@ -667,12 +672,25 @@ fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Pro
 }
 
 fn finish(reader: Reader) -> Result<Program> {
-    let mut ranks = reader.ranks;
-    let p = Program::from_fn(ranks.len() as u32, |r, ops| {
-        ops.append(&mut ranks[r as usize].ops)
-    });
+    let p = reader.builder.finish()?;
     p.validate()?;
     Ok(p)
+}
+
+impl Reader {
+    fn new(ranks: usize, algorithms: &Algorithms, units: Units) -> Reader {
+        Reader {
+            ranks: (0..ranks)
+                .map(|_| Rank {
+                    default_dt: 1,
+                    ..Rank::default()
+                })
+                .collect(),
+            builder: Builder::new(ranks as u32, algorithms),
+            pos: Pos { file: 0, at: 0 },
+            units,
+        }
+    }
 }
 
 #[cfg(test)]
@@ -684,7 +702,8 @@ mod tests {
         assert_eq!(datatype_size(0), Some(8));
         assert_eq!(datatype_size(6), Some(1));
         assert_eq!(datatype_size(26), Some(16));
-        assert_eq!(datatype_size(54), None);
+        assert_eq!(datatype_size(43), Some(16));
+        assert_eq!(datatype_size(60), None);
         let l = Line::new("  0 send\t1 0 1e6  ");
         assert_eq!(
             l.tokens,

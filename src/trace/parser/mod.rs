@@ -1,0 +1,223 @@
+//! The streaming reader of the native trace format (`traces/FORMAT.md`, versions 1 to 3).
+//!
+//! Input comes line by line from any `BufRead` (a plain file, or a zstd stream decoded on the fly), so a
+//! trace is never held in memory as text. Each line is the header, the `ranks` line, a `comm` definition
+//! (version 3) or one event; events decode to MPI [`Call`]s ([`events`], with a fast path for the common
+//! lines in [`fast`]) that go to the MPI layer's [`Builder`], which lowers them to the program. Every
+//! problem on a line is an [`Error::File`] with the path, the 1-based line and the column of the
+//! offending token, saying what was expected and what was found; problems only the MPI layer can see
+//! (an unknown communicator, collectives in different orders) name the file and line.
+
+mod events;
+mod fast;
+mod fields;
+#[cfg(test)]
+mod tests;
+
+use crate::error::{Error, Result};
+use crate::mpi::{Builder, Pos, collectives::Algorithms};
+use crate::workload::Program;
+use events::RankState;
+use fields::{Fields, LineError};
+use std::io::{BufRead, Read};
+
+/// The format name written on the header line.
+pub const MAGIC: &str = "netreplay-trace";
+
+/// The format version the writer emits; the reader accepts every version from 1 up to it (version 1
+/// lacks the non-blocking and collective events, version 2 communicators and the MPI call set of 3).
+pub const VERSION: u32 = 3;
+
+/// Longest accepted line in bytes: far above any valid event, so a binary file fed by mistake is
+/// refused on its first line instead of being read whole. (Version 3's per-rank count lists make
+/// lines longer: 24 bytes per rank of the largest `v` collective.)
+const MAX_LINE: usize = 1 << 20;
+
+/// Largest rank count a trace may declare (the simulator's node limit).
+const MAX_RANKS: u64 = crate::topology::MAX_NODES;
+
+/// Where the reader is in the file.
+enum State {
+    /// Before the header line.
+    Header,
+    /// After the header (of this version), before the `ranks` line.
+    Ranks(u32),
+    /// Reading events of this version: each rank's state so far, and the calls so far.
+    Events(u32, Vec<RankState>, Builder),
+}
+
+/// Parses one trace from `input`, line by line, with the default collective algorithms; `path` only
+/// names the file in errors.
+pub fn parse(path: &str, input: impl BufRead) -> Result<Program> {
+    parse_with(path, input, &Algorithms::default())
+}
+
+/// Parses one trace from `input`, expanding collectives with `algorithms`.
+pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) -> Result<Program> {
+    let at = |line: usize, (column, message): LineError| Error::File {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+    };
+    let mut state = State::Header;
+    let mut calls = Vec::new();
+    let mut buf = Vec::new();
+    // The fast path reads whole lines from the buffer; a large one keeps per-refill overhead small.
+    let mut input = std::io::BufReader::with_capacity(1 << 20, &mut input);
+    let mut line_no = 0;
+    loop {
+        // Fast path: whole lines of common events straight from the reader's buffer, no copy.
+        if let State::Events(version, per_rank, builder) = &mut state {
+            let avail = input.fill_buf().map_err(Error::io(path))?;
+            let mut used = 0;
+            while let Some(nl) = memchr::memchr(b'\n', &avail[used..]) {
+                let Some((rank, call)) =
+                    fast::fast_event(&avail[used..used + nl + 1], per_rank, *version)
+                else {
+                    break;
+                };
+                used += nl + 1;
+                line_no += 1;
+                builder.push(rank, call, Pos { file: 0, at: line_no as u64 });
+            }
+            if used > 0 {
+                input.consume(used);
+                continue;
+            }
+        }
+        buf.clear();
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(Error::io(path))?;
+        if read == 0 {
+            break;
+        }
+        line_no += 1;
+        if buf.last() != Some(&b'\n') && buf.len() > MAX_LINE {
+            return Err(at(
+                line_no,
+                (
+                    1,
+                    format!("line longer than {MAX_LINE} bytes; is this a trace?"),
+                ),
+            ));
+        }
+        let text = std::str::from_utf8(&buf).map_err(|e| {
+            let col = String::from_utf8_lossy(&buf[..e.valid_up_to()])
+                .chars()
+                .count()
+                + 1;
+            at(
+                line_no,
+                (col, "expected text, found a byte that is not UTF-8".into()),
+            )
+        })?;
+        let text = text.trim_end_matches(['\n', '\r']);
+        let content = text.split('#').next().unwrap_or("");
+        let mut fields = Fields::new(content);
+        let Some((col, first)) = fields.next() else {
+            continue; // blank or comment-only line
+        };
+        match &mut state {
+            State::Header => {
+                if first != MAGIC {
+                    return Err(at(
+                        line_no,
+                        (
+                            col,
+                            format!("missing header `{MAGIC} {VERSION}`, found `{first}`"),
+                        ),
+                    ));
+                }
+                let (vcol, v) = fields
+                    .number("a format version", u64::from(u32::MAX))
+                    .map_err(|e| at(line_no, e))?;
+                if v == 0 || v > u64::from(VERSION) {
+                    return Err(at(
+                        line_no,
+                        (
+                            vcol,
+                            format!(
+                                "unsupported version {v} (this netreplay reads versions 1 to {VERSION})"
+                            ),
+                        ),
+                    ));
+                }
+                fields.finish().map_err(|e| at(line_no, e))?;
+                state = State::Ranks(v as u32);
+            }
+            State::Ranks(version) => {
+                let version = *version;
+                if first != "ranks" {
+                    return Err(at(
+                        line_no,
+                        (
+                            col,
+                            format!("expected `ranks N` after the header, found `{first}`"),
+                        ),
+                    ));
+                }
+                let (ncol, n) = fields
+                    .number("a rank count", u64::MAX)
+                    .map_err(|e| at(line_no, e))?;
+                if !(2..=MAX_RANKS).contains(&n) {
+                    return Err(at(
+                        line_no,
+                        (ncol, format!("rank count {n} out of range 2..={MAX_RANKS}")),
+                    ));
+                }
+                fields.finish().map_err(|e| at(line_no, e))?;
+                let mut builder = Builder::new(n as u32, algorithms);
+                builder.file(path, false);
+                state = State::Events(version, vec![RankState::default(); n as usize], builder);
+            }
+            State::Events(version, per_rank, builder) => {
+                if first == "comm" {
+                    define_comm(&mut fields, *version, builder).map_err(|e| at(line_no, e))?;
+                    continue;
+                }
+                let rank = events::event(content, per_rank, *version, &mut calls)
+                    .map_err(|e| at(line_no, e))?;
+                for call in calls.drain(..) {
+                    builder.push(rank, call, Pos { file: 0, at: line_no as u64 });
+                }
+            }
+        }
+    }
+    match state {
+        State::Header => Err(at(
+            line_no.max(1),
+            (
+                1,
+                format!("missing header `{MAGIC} {VERSION}`: the file has no content"),
+            ),
+        )),
+        State::Ranks(_) => Err(at(
+            line_no + 1,
+            (1, "missing `ranks N` line after the header".into()),
+        )),
+        State::Events(_, _, builder) => builder.finish(),
+    }
+}
+
+/// `comm ID RANK...` (version 3): a communicator of these world ranks, in order, named `ID` on each.
+fn define_comm(fields: &mut Fields, version: u32, builder: &mut Builder) -> Result<(), LineError> {
+    if version < 3 {
+        return Err((1, "`comm` definitions need format version 3".into()));
+    }
+    let (col, id) = fields.number("a communicator handle", u64::from(u32::MAX))?;
+    if id < 2 {
+        return Err((col, "handles 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF".into()));
+    }
+    let n = u64::from(builder.ranks());
+    let members = fields.numbers("a world rank", n.saturating_sub(1))?;
+    if members.is_empty() {
+        return Err((col, "a communicator needs at least one rank".into()));
+    }
+    builder
+        .define_comm(id as u32, members.into_iter().map(|m| m as u32).collect())
+        .map_err(|e| (col, e.to_string()))
+}
+
