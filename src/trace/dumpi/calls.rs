@@ -27,7 +27,8 @@ use super::comms::{Comms, comm};
 use super::functions::*;
 use super::header::Layout;
 use super::record::{Args, Head, RawStatus};
-use crate::mpi::{Call, Collective, SendMode, Source, Status, TagSel};
+use crate::mpi::call::Collective;
+use crate::mpi::{Call, SendMode, Source, Status, TagSel};
 use ahash::AHashMap;
 
 /// DUMPI's MPI_REQUEST_NULL.
@@ -481,7 +482,7 @@ impl RankCalls {
                 let tag = match &self.calls[call].0 {
                     Some(Call::Recv {
                         tag: TagSel::Tag(t), ..
-                    }) => i64::from(*t),
+                    }) => i64::try_from(*t).unwrap_or(-1),
                     _ => -1,
                 };
                 status = st.and_then(|s| recorded(s, tag));
@@ -661,8 +662,8 @@ fn rank(r: i64, what: &str) -> Result<u32, Msg> {
     u32::try_from(r).map_err(|_| format!("{what} {r} is not a rank"))
 }
 
-fn tag_of(t: i64) -> Result<u32, Msg> {
-    u32::try_from(t).map_err(|_| format!("send tag {t} is negative"))
+fn tag_of(t: i64) -> Result<u64, Msg> {
+    u64::try_from(t).map_err(|_| format!("tag {t} is negative"))
 }
 
 fn tag_sel(t: i64) -> Result<TagSel, Msg> {
@@ -689,6 +690,6 @@ fn first(st: Option<&[RawStatus]>) -> Option<RawStatus> {
 /// takes the receive's own tag if it named one.
 fn recorded(s: RawStatus, recv_tag: i64) -> Option<Status> {
     let source = u32::try_from(s.source).ok()?;
-    let tag = u32::try_from(if s.tag >= 0 { i64::from(s.tag) } else { recv_tag }).ok()?;
+    let tag = u64::try_from(if s.tag >= 0 { i64::from(s.tag) } else { recv_tag }).ok()?;
     Some(Status { source, tag })
 }

@@ -75,11 +75,6 @@ impl Input {
         self.limit = limit.min(self.len);
     }
 
-    /// The current limit.
-    pub(crate) fn limit(&self) -> u64 {
-        self.limit
-    }
-
     /// Bytes left before the limit.
     pub(crate) fn room(&self) -> u64 {
         self.limit.saturating_sub(self.pos)
