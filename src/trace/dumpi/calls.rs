@@ -20,23 +20,23 @@
 //! - Computation: the wall-clock gap between the end of one MPI call and the start of the next
 //!   (CPU time if the trace has no wall clock), summed over calls that produce nothing, in cycles.
 //! - Refused with a message: inter-communicators, dynamic processes, one-sided communication.
+//!
+//! Requests live in [`super::requests`], collectives in [`super::collective`], communicators and
+//! groups in [`super::comms`].
 //! - Ignored (decoded for their length): everything else (environment, datatypes, attributes,
 //!   probes, cancellation, MPI-IO, topology queries).
 
+use super::collective::collective;
 use super::comms::{Comms, comm};
 use super::functions::*;
 use super::header::Layout;
 use super::record::{Args, Head, RawStatus};
-use crate::mpi::call::Collective;
 use crate::mpi::{Call, SendMode, Source, Status, TagSel};
 use ahash::AHashMap;
 
-/// DUMPI's MPI_REQUEST_NULL.
-const REQUEST_NULL: i64 = 1;
-
 /// An operation a request stands for.
 #[derive(Debug, Clone, Copy)]
-enum Op {
+pub(super) enum Op {
     Send {
         comm: i64,
         dest: i64,
@@ -53,7 +53,7 @@ enum Op {
 
 /// What an active request posted.
 #[derive(Debug, Clone, Copy)]
-enum Posted {
+pub(super) enum Posted {
     /// Nothing: a send to or a receive from MPI_PROC_NULL.
     Null,
     /// A send (`wildcard: None`), or a receive; `wildcard` for one with MPI_ANY_SOURCE or MPI_ANY_TAG:
@@ -66,24 +66,26 @@ enum Posted {
 }
 
 #[derive(Debug, Default)]
-struct Request {
-    active: Option<Posted>,
-    persistent: Option<Op>,
+pub(super) struct Request {
+    pub(super) active: Option<Posted>,
+    pub(super) persistent: Option<Op>,
 }
 
-type Msg = String;
+/// An error message, positioned by the caller.
+pub(super) type Msg = String;
 
 /// One rank's decoding state.
 pub(crate) struct RankCalls {
     /// The calls so far with the byte offsets of their records; `None` for a wildcard receive found
     /// to be from MPI_PROC_NULL.
     pub(crate) calls: Vec<(Option<Call>, u64)>,
-    comms: Comms,
-    requests: AHashMap<i64, Request>,
-    next_handle: u32,
-    cycles_per_second: f64,
-    last_stop: Option<u64>,
-    pending_ns: u64,
+    pub(super) comms: Comms,
+    pub(super) requests: AHashMap<i64, Request>,
+    pub(super) next_handle: u32,
+    pub(super) cycles_per_second: f64,
+    pub(super) world: u32,
+    pub(super) last_stop: Option<u64>,
+    pub(super) pending_ns: u64,
 }
 
 impl RankCalls {
@@ -95,6 +97,7 @@ impl RankCalls {
             requests: AHashMap::new(),
             next_handle: 0,
             cycles_per_second,
+            world,
             last_stop: None,
             pending_ns: 0,
         }
@@ -107,15 +110,14 @@ impl RankCalls {
         }
         if let Some(t) = head.time {
             if let Some(prev) = self.last_stop {
-                self.pending_ns = self
-                    .pending_ns
-                    .saturating_add(t.start.saturating_sub(prev));
+                self.pending_ns = self.pending_ns.saturating_add(t.start.saturating_sub(prev));
             }
             self.last_stop = Some(t.stop);
         }
         let at = head.at;
         let size = |k: usize| layout.type_size(args.int(k));
-        let bytes = |count: usize, ty: usize| -> Result<u64, Msg> { times(args.int(count), size(ty)?) };
+        let bytes =
+            |count: usize, ty: usize| -> Result<u64, Msg> { times(args.int(count), size(ty)?) };
         let a = args;
         match head.id {
             SEND | BSEND | SSEND | RSEND | ISEND | IBSEND | ISSEND | IRSEND => {
@@ -200,12 +202,19 @@ impl RankCalls {
                 };
                 let reqs = a.array(1);
                 let st = first(a.statuses(if head.id == WAITANY { 3 } else { 4 }));
-                if let (true, Some(&r)) = (flag != 0, usize::try_from(index).ok().and_then(|i| reqs.get(i))) {
+                if let (true, Some(&r)) = (
+                    flag != 0,
+                    usize::try_from(index).ok().and_then(|i| reqs.get(i)),
+                ) {
                     self.complete_all(&[(r, st)], at)?;
                 }
             }
             WAITALL | TESTALL => {
-                let (flag, sk) = if head.id == WAITALL { (1, 2) } else { (a.int(2), 3) };
+                let (flag, sk) = if head.id == WAITALL {
+                    (1, 2)
+                } else {
+                    (a.int(2), 3)
+                };
                 if flag != 0 {
                     let st = a.statuses(sk).unwrap_or(&[]);
                     let list: Vec<(i64, Option<RawStatus>)> = a
@@ -221,9 +230,15 @@ impl RankCalls {
                 let (reqs, st) = (a.array(1), a.statuses(4).unwrap_or(&[]));
                 let mut list = Vec::new();
                 for (k, &i) in a.array(3).iter().enumerate() {
-                    let r = usize::try_from(i).ok().and_then(|i| reqs.get(i)).ok_or_else(|| {
-                        format!("completed index {i} is outside the {} listed requests", reqs.len())
-                    })?;
+                    let r = usize::try_from(i)
+                        .ok()
+                        .and_then(|i| reqs.get(i))
+                        .ok_or_else(|| {
+                            format!(
+                                "completed index {i} is outside the {} listed requests",
+                                reqs.len()
+                            )
+                        })?;
                     list.push((*r, st.get(k).copied()));
                 }
                 self.complete_all(&list, at)?;
@@ -232,7 +247,7 @@ impl RankCalls {
             BARRIER | BCAST | GATHER | GATHERV | SCATTER | SCATTERV | ALLGATHER | ALLGATHERV
             | ALLTOALL | ALLTOALLV | ALLTOALLW | REDUCE | ALLREDUCE | REDUCE_SCATTER | SCAN
             | EXSCAN => {
-                let (c, op) = self.collective(head.id, a, layout)?;
+                let (c, op) = collective(head.id, a, layout, &mut self.comms, self.world)?;
                 self.emit(
                     Call::Collective {
                         comm: comm(c),
@@ -258,7 +273,8 @@ impl RankCalls {
                     return Err("the group ranges are not (first, last, stride) triples".into());
                 }
                 let exclude = head.id == GROUP_RANGE_EXCL;
-                self.comms.group_range(a.int(0), a.array(2), a.int(3), exclude)?;
+                self.comms
+                    .group_range(a.int(0), a.array(2), a.int(3), exclude)?;
             }
             GROUP_UNION | GROUP_INTERSECTION | GROUP_DIFFERENCE => {
                 let op = (head.id - GROUP_UNION) as u8;
@@ -270,11 +286,15 @@ impl RankCalls {
                 self.emit(call, at)?;
             }
             COMM_CREATE => {
-                let call = self.comms.comm_create(comm(a.int(0)), a.int(1), comm(a.int(2)))?;
+                let call = self
+                    .comms
+                    .comm_create(comm(a.int(0)), a.int(1), comm(a.int(2)))?;
                 self.emit(call, at)?;
             }
             COMM_SPLIT => {
-                let call = self.comms.comm_split(comm(a.int(0)), a.int(1), a.int(2), comm(a.int(3)));
+                let call =
+                    self.comms
+                        .comm_split(comm(a.int(0)), a.int(1), a.int(2), comm(a.int(3)));
                 self.emit(call, at)?;
             }
             COMM_FREE | COMM_DISCONNECT => {
@@ -282,33 +302,49 @@ impl RankCalls {
                 self.emit(call, at)?;
             }
             CART_CREATE => {
-                let dims: Vec<u32> = a.array(2).iter().map(|&d| d.clamp(0, u32::MAX.into()) as u32).collect();
-                let size = dims.iter().try_fold(1u64, |p, &d| p.checked_mul(u64::from(d)));
-                let call = self.comms.topology(comm(a.int(0)), comm(a.int(5)), size, Some(dims));
+                let dims: Vec<u32> = a
+                    .array(2)
+                    .iter()
+                    .map(|&d| d.clamp(0, u32::MAX.into()) as u32)
+                    .collect();
+                let size = dims
+                    .iter()
+                    .try_fold(1u64, |p, &d| p.checked_mul(u64::from(d)));
+                let call = self
+                    .comms
+                    .topology(comm(a.int(0)), comm(a.int(5)), size, Some(dims));
                 self.emit(call, at)?;
             }
             GRAPH_CREATE => {
                 let size = u64::try_from(a.int(2)).ok();
-                let call = self.comms.topology(comm(a.int(1)), comm(a.int(6)), size, None);
+                let call = self
+                    .comms
+                    .topology(comm(a.int(1)), comm(a.int(6)), size, None);
                 self.emit(call, at)?;
             }
             CART_SUB => {
-                let call = self.comms.cart_sub(comm(a.int(1)), a.array(2), comm(a.int(3)))?;
+                let call = self
+                    .comms
+                    .cart_sub(comm(a.int(1)), a.array(2), comm(a.int(3)))?;
                 self.emit(call, at)?;
             }
-            INTERCOMM_CREATE | INTERCOMM_MERGE | COMM_ACCEPT | COMM_CONNECT | COMM_JOIN | COMM_SPAWN
-            | COMM_SPAWN_MULTIPLE => {
+            INTERCOMM_CREATE | INTERCOMM_MERGE | COMM_ACCEPT | COMM_CONNECT | COMM_JOIN
+            | COMM_SPAWN | COMM_SPAWN_MULTIPLE => {
                 return Err("inter-communicators and dynamic processes are not supported".into());
             }
             COMM_GET_PARENT if a.int(0) != 1 => {
-                return Err("the rank was spawned (it has a parent communicator); dynamic \
+                return Err(
+                    "the rank was spawned (it has a parent communicator); dynamic \
                             processes are not supported"
-                    .into());
+                        .into(),
+                );
             }
             PUT | GET | ACCUMULATE => {
-                return Err("one-sided communication is not modelled, and skipping it would \
+                return Err(
+                    "one-sided communication is not modelled, and skipping it would \
                             replay less traffic than the application sent"
-                    .into());
+                        .into(),
+                );
             }
             _ => {}
         }
@@ -316,11 +352,12 @@ impl RankCalls {
     }
 
     /// Appends `call`, after the computation that preceded it.
-    fn emit(&mut self, call: Call, at: u64) -> Result<(), Msg> {
+    pub(super) fn emit(&mut self, call: Call, at: u64) -> Result<(), Msg> {
         if self.pending_ns > 0 {
             let ns = std::mem::take(&mut self.pending_ns);
             let cycles = (ns as f64 / 1e9 * self.cycles_per_second).round();
-            if !(cycles < 18_446_744_073_709_551_615.0) {
+            // 2^64 as f64; NaN cannot occur (finite rate, finite gap) but is refused too.
+            if cycles.is_nan() || cycles >= 18_446_744_073_709_551_616.0 {
                 return Err(format!(
                     "{} s of computation is {cycles} cycles, more than a 64-bit count holds",
                     ns as f64 / 1e9
@@ -338,335 +375,24 @@ impl RankCalls {
         self.calls.push((Some(call), at));
         Ok(())
     }
-
-    fn fresh(&mut self) -> Result<u32, Msg> {
-        let h = self.next_handle;
-        self.next_handle = h
-            .checked_add(1)
-            .ok_or("more than 2^32 requests posted by one rank")?;
-        Ok(h)
-    }
-
-    /// Posts `op`: blocking (`req: None`, with the status a blocking receive recorded: `Some(None)`
-    /// for MPI_STATUS_IGNORE, `None` when the trace records no statuses) or as request `req`.
-    fn post(&mut self, op: Op, req: Option<i64>, status: Option<Option<RawStatus>>, at: u64) -> Result<(), Msg> {
-        let posted = match op {
-            Op::Send {
-                comm: c,
-                dest,
-                tag,
-                bytes,
-                mode,
-            } => {
-                if dest < 0 {
-                    Posted::Null
-                } else {
-                    let handle = match req {
-                        Some(_) => Some(self.fresh()?),
-                        None => None,
-                    };
-                    self.emit(
-                        Call::Send {
-                            comm: comm(c),
-                            dest: rank(dest, "destination")?,
-                            tag: tag_of(tag)?,
-                            bytes,
-                            mode,
-                            req: handle,
-                        },
-                        at,
-                    )?;
-                    match handle {
-                        Some(handle) => Posted::Op {
-                            handle,
-                            recv: false,
-                            wildcard: None,
-                        },
-                        None => Posted::Null,
-                    }
-                }
-            }
-            Op::Recv {
-                comm: c,
-                source,
-                tag,
-            } => {
-                let Some(sel) = source_of(source) else {
-                    return self.settle(req, Posted::Null);
-                };
-                let tsel = tag_sel(tag)?;
-                match req {
-                    None => {
-                        let st = status.flatten();
-                        if source == -1 && st.is_some_and(|s| s.source < 0) {
-                            return Ok(()); // MPICH's MPI_PROC_NULL
-                        }
-                        let status = st.and_then(|s| recorded(s, tag));
-                        let call = Call::Recv {
-                            comm: comm(c),
-                            source: sel,
-                            tag: tsel,
-                            req: None,
-                            status,
-                        };
-                        return self.emit(call, at);
-                    }
-                    Some(_) => {
-                        let handle = self.fresh()?;
-                        let call = Call::Recv {
-                            comm: comm(c),
-                            source: sel,
-                            tag: tsel,
-                            req: Some(handle),
-                            status: None,
-                        };
-                        self.emit(call, at)?;
-                        let wild = sel == Source::Any || tsel == TagSel::Any;
-                        Posted::Op {
-                            handle,
-                            recv: true,
-                            wildcard: wild.then(|| (self.calls.len() - 1, source == -1)),
-                        }
-                    }
-                }
-            }
-        };
-        self.settle(req, posted)
-    }
-
-    /// Marks request `req` (if any) active with `posted`.
-    fn settle(&mut self, req: Option<i64>, posted: Posted) -> Result<(), Msg> {
-        if let Some(r) = req {
-            self.requests.entry(r).or_default().active = Some(posted);
-        }
-        Ok(())
-    }
-
-    fn start(&mut self, req: i64, at: u64) -> Result<(), Msg> {
-        let op = self
-            .requests
-            .get(&req)
-            .and_then(|r| r.persistent)
-            .ok_or_else(|| format!("request {req} was not created by an MPI_*_init call"))?;
-        self.post(op, Some(req), None, at)
-    }
-
-    /// Completes the listed requests with their recorded statuses, as one MPI_Waitall unless a
-    /// wildcard receive needs its status carried by its own wait.
-    fn complete_all(&mut self, list: &[(i64, Option<RawStatus>)], at: u64) -> Result<(), Msg> {
-        let mut done: Vec<(u32, Option<Status>)> = Vec::with_capacity(list.len());
-        let mut wild = false;
-        for &(r, st) in list {
-            if r == REQUEST_NULL {
-                continue;
-            }
-            let Some(entry) = self.requests.get_mut(&r) else {
-                continue;
-            };
-            let Some(posted) = entry.active.take() else {
-                continue;
-            };
-            if entry.persistent.is_none() {
-                self.requests.remove(&r);
-            }
-            let Posted::Op { handle, recv, wildcard } = posted else {
-                continue;
-            };
-            let mut status = None;
-            if let (true, Some((call, any_source))) = (recv, wildcard) {
-                if any_source && st.is_some_and(|s| s.source < 0) {
-                    // MPICH's MPI_PROC_NULL: the receive never was one.
-                    self.calls[call].0 = None;
-                    continue;
-                }
-                let tag = match &self.calls[call].0 {
-                    Some(Call::Recv {
-                        tag: TagSel::Tag(t), ..
-                    }) => i64::try_from(*t).unwrap_or(-1),
-                    _ => -1,
-                };
-                status = st.and_then(|s| recorded(s, tag));
-                wild = true;
-            }
-            done.push((handle, status));
-        }
-        match done.len() {
-            0 => Ok(()),
-            1 => {
-                let (req, status) = done[0];
-                self.emit(Call::Wait { req, status }, at)
-            }
-            _ if wild => {
-                for (req, status) in done {
-                    self.emit(Call::Wait { req, status }, at)?;
-                }
-                Ok(())
-            }
-            _ => self.emit(
-                Call::WaitAll {
-                    reqs: Some(done.into_iter().map(|(h, _)| h).collect()),
-                },
-                at,
-            ),
-        }
-    }
-
-    fn sendrecv(&mut self, id: u16, a: &Args, layout: &Layout, at: u64) -> Result<(), Msg> {
-        let replace = id == SENDRECV_REPLACE;
-        // MPI_Sendrecv: sendcount sendtype dest sendtag recvcount recvtype source recvtag comm status;
-        // MPI_Sendrecv_replace: count datatype dest sendtag source recvtag comm status.
-        let (dest, stag, source, rtag, c, sk) = if replace {
-            (a.int(2), a.int(3), a.int(4), a.int(5), a.int(6), 7)
-        } else {
-            (a.int(2), a.int(3), a.int(6), a.int(7), a.int(8), 9)
-        };
-        let bytes = times(a.int(0), layout.type_size(a.int(1))?)?;
-        let st = a.statuses(sk).map(|s| s.first().copied());
-        let null_source = source_of(source).is_none()
-            || (source == -1 && st.flatten().is_some_and(|s| s.source < 0));
-        let send = Op::Send {
-            comm: c,
-            dest,
-            tag: stag,
-            bytes,
-            mode: SendMode::Standard,
-        };
-        if dest < 0 || null_source {
-            if dest >= 0 {
-                self.post(send, None, None, at)?;
-            }
-            if !null_source {
-                let recv = Op::Recv {
-                    comm: c,
-                    source,
-                    tag: rtag,
-                };
-                self.post(recv, None, st, at)?;
-            }
-            return Ok(());
-        }
-        let status = st.flatten().and_then(|s| recorded(s, rtag));
-        self.emit(
-            Call::Sendrecv {
-                comm: comm(c),
-                dest: rank(dest, "destination")?,
-                send_tag: tag_of(stag)?,
-                bytes,
-                source: source_of(source).unwrap_or(Source::Any),
-                recv_tag: tag_sel(rtag)?,
-                status,
-            },
-            at,
-        )
-    }
-
-    /// The communicator and the operation of a collective record.
-    fn collective(&mut self, id: u16, a: &Args, layout: &Layout) -> Result<(i64, Collective), Msg> {
-        let size = |k: usize| layout.type_size(a.int(k));
-        let bytes = |count: usize, ty: usize| -> Result<u64, Msg> { times(a.int(count), size(ty)?) };
-        let each = |counts: &[i64], ty: u64| -> Result<Vec<u64>, Msg> {
-            counts.iter().map(|&n| times(n, ty)).collect()
-        };
-        let root = |k: usize| rank(a.int(k), "root");
-        let at_root = |me: usize, r: usize| a.int(me) == a.int(r);
-        Ok(match id {
-            BARRIER => (a.int(0), Collective::Barrier),
-            BCAST => (a.int(3), Collective::Bcast { root: root(2)?, bytes: bytes(0, 1)? }),
-            REDUCE => (a.int(4), Collective::Reduce { root: root(3)?, bytes: bytes(0, 1)? }),
-            ALLREDUCE => (a.int(3), Collective::Allreduce { bytes: bytes(0, 1)? }),
-            SCAN => (a.int(3), Collective::Scan { bytes: bytes(0, 1)? }),
-            EXSCAN => (a.int(3), Collective::Exscan { bytes: bytes(0, 1)? }),
-            // commrank sendcount sendtype root comm [recvcount recvtype]: the root's block is its
-            // receive block (its send arguments may be MPI_IN_PLACE).
-            GATHER => {
-                let b = if at_root(0, 3) { bytes(5, 6)? } else { bytes(1, 2)? };
-                (a.int(4), Collective::Gather { root: root(3)?, bytes: b })
-            }
-            // commrank recvcount recvtype root comm [sendcount sendtype]
-            SCATTER => {
-                let b = if at_root(0, 3) { bytes(5, 6)? } else { bytes(1, 2)? };
-                (a.int(4), Collective::Scatter { root: root(3)?, bytes: b })
-            }
-            // commrank commsize sendcount sendtype root comm [recvcounts displs] recvtype
-            GATHERV => {
-                self.comms.note_size(comm(a.int(5)), a.int(1));
-                let b = if at_root(0, 4) {
-                    let counts = a.array(6);
-                    let me = usize::try_from(a.int(0)).ok().and_then(|i| counts.get(i));
-                    times(*me.ok_or("the root's own count is missing")?, size(8)?)?
-                } else {
-                    bytes(2, 3)?
-                };
-                (a.int(5), Collective::Gatherv { root: root(4)?, bytes: b })
-            }
-            // commrank commsize sendtype recvcount recvtype root comm [sendcounts displs]
-            SCATTERV => {
-                self.comms.note_size(comm(a.int(6)), a.int(1));
-                let counts = if at_root(0, 5) {
-                    each(a.array(7), size(2)?)?
-                } else {
-                    let n = usize::try_from(a.int(1)).map_err(|_| "negative communicator size")?;
-                    let mut c = vec![0; n.min(1 << 24)];
-                    if let Some(slot) = usize::try_from(a.int(0)).ok().and_then(|i| c.get_mut(i)) {
-                        *slot = bytes(3, 4)?;
-                    }
-                    c
-                };
-                (a.int(6), Collective::Scatterv { root: root(5)?, counts })
-            }
-            // sendcount sendtype recvcount recvtype comm: receive blocks (send may be in place)
-            ALLGATHER => (a.int(4), Collective::Allgather { bytes: bytes(2, 3)? }),
-            ALLTOALL => (a.int(4), Collective::Alltoall { bytes: bytes(2, 3)? }),
-            // commsize sendcount sendtype recvcounts displs recvtype comm
-            ALLGATHERV => {
-                self.comms.note_size(comm(a.int(6)), a.int(0));
-                (a.int(6), Collective::Allgatherv { counts: each(a.array(3), size(5)?)? })
-            }
-            // commsize sendcounts senddispls sendtype recvcounts recvdispls recvtype comm
-            ALLTOALLV => {
-                self.comms.note_size(comm(a.int(7)), a.int(0));
-                (a.int(7), Collective::Alltoallv { send: each(a.array(1), size(3)?)? })
-            }
-            // commsize sendcounts senddispls sendtypes recvcounts recvdispls recvtypes comm
-            ALLTOALLW => {
-                self.comms.note_size(comm(a.int(7)), a.int(0));
-                let (counts, types) = (a.array(1), a.array(3));
-                let send = counts
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &n)| {
-                        let t = types.get(i).ok_or("fewer send datatypes than counts")?;
-                        times(n, layout.type_size(*t)?)
-                    })
-                    .collect::<Result<_, Msg>>()?;
-                (a.int(7), Collective::Alltoallv { send })
-            }
-            // commsize recvcounts datatype op comm
-            REDUCE_SCATTER => {
-                self.comms.note_size(comm(a.int(4)), a.int(0));
-                (a.int(4), Collective::ReduceScatter { counts: each(a.array(1), size(2)?)? })
-            }
-            other => return Err(format!("internal: function id {other} is not a collective")),
-        })
-    }
 }
 
 /// `count` elements of `size` bytes, checked.
-fn times(count: i64, size: u64) -> Result<u64, Msg> {
+pub(super) fn times(count: i64, size: u64) -> Result<u64, Msg> {
     let n = u64::try_from(count).map_err(|_| format!("negative element count {count}"))?;
     n.checked_mul(size)
         .ok_or_else(|| format!("{count} elements of {size} bytes overflow a 64-bit size"))
 }
 
-fn rank(r: i64, what: &str) -> Result<u32, Msg> {
+pub(super) fn rank(r: i64, what: &str) -> Result<u32, Msg> {
     u32::try_from(r).map_err(|_| format!("{what} {r} is not a rank"))
 }
 
-fn tag_of(t: i64) -> Result<u64, Msg> {
+pub(super) fn tag_of(t: i64) -> Result<u64, Msg> {
     u64::try_from(t).map_err(|_| format!("tag {t} is negative"))
 }
 
-fn tag_sel(t: i64) -> Result<TagSel, Msg> {
+pub(super) fn tag_sel(t: i64) -> Result<TagSel, Msg> {
     match t {
         -1 => Ok(TagSel::Any),
         t => tag_of(t).map(TagSel::Tag),
@@ -674,7 +400,7 @@ fn tag_sel(t: i64) -> Result<TagSel, Msg> {
 }
 
 /// A receive's source: `None` for MPI_PROC_NULL (a negative value other than -1).
-fn source_of(s: i64) -> Option<Source> {
+pub(super) fn source_of(s: i64) -> Option<Source> {
     match s {
         -1 => Some(Source::Any),
         s => u32::try_from(s).ok().map(Source::Rank),
@@ -682,14 +408,19 @@ fn source_of(s: i64) -> Option<Source> {
 }
 
 /// The first recorded status (`None` when none was recorded).
-fn first(st: Option<&[RawStatus]>) -> Option<RawStatus> {
+pub(super) fn first(st: Option<&[RawStatus]>) -> Option<RawStatus> {
     st.and_then(|s| s.first().copied())
 }
 
 /// A receive's recorded status in the MPI layer's terms; a status without a tag (format before 0.6.3)
 /// takes the receive's own tag if it named one.
-fn recorded(s: RawStatus, recv_tag: i64) -> Option<Status> {
+pub(super) fn recorded(s: RawStatus, recv_tag: i64) -> Option<Status> {
     let source = u32::try_from(s.source).ok()?;
-    let tag = u64::try_from(if s.tag >= 0 { i64::from(s.tag) } else { recv_tag }).ok()?;
+    let tag = u64::try_from(if s.tag >= 0 {
+        i64::from(s.tag)
+    } else {
+        recv_tag
+    })
+    .ok()?;
     Some(Status { source, tag })
 }

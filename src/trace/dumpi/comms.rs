@@ -133,9 +133,9 @@ impl Comms {
         for &p in positions {
             let i = usize::try_from(p).map_err(|_| format!("group rank {p} is negative"))?;
             let m = match &all {
-                Some(all) => *all
-                    .get(i)
-                    .ok_or_else(|| format!("group rank {p} is outside the group of {}", all.len()))?,
+                Some(all) => *all.get(i).ok_or_else(|| {
+                    format!("group rank {p} is outside the group of {}", all.len())
+                })?,
                 None => u32::try_from(p).map_err(|_| format!("group rank {p} is too large"))?,
             };
             out.push(m);
@@ -146,7 +146,11 @@ impl Comms {
     /// MPI_Group_incl: the listed positions of `group`, in order.
     pub(crate) fn group_incl(&mut self, group: i64, ranks: &[i64], new: i64) -> Result<(), Msg> {
         if ranks.len() > self.world as usize {
-            return Err(format!("a group of {} ranks in a world of {}", ranks.len(), self.world));
+            return Err(format!(
+                "a group of {} ranks in a world of {}",
+                ranks.len(),
+                self.world
+            ));
         }
         let (base, members) = self.pick(group, ranks)?;
         self.groups.insert(
@@ -167,10 +171,19 @@ impl Comms {
         for &p in ranks {
             match usize::try_from(p).ok().and_then(|i| keep.get_mut(i)) {
                 Some(k) => *k = false,
-                None => return Err(format!("group rank {p} is outside the group of {}", all.len())),
+                None => {
+                    return Err(format!(
+                        "group rank {p} is outside the group of {}",
+                        all.len()
+                    ));
+                }
             }
         }
-        let members = all.into_iter().zip(keep).filter(|(_, k)| *k).map(|(m, _)| m);
+        let members = all
+            .into_iter()
+            .zip(keep)
+            .filter(|(_, k)| *k)
+            .map(|(m, _)| m);
         self.groups.insert(
             new,
             Group {
@@ -200,7 +213,10 @@ impl Comms {
             let mut p = first;
             while (stride > 0 && p <= last) || (stride < 0 && p >= last) {
                 if positions.len() >= self.world as usize {
-                    return Err(format!("group ranges list more ranks than the world's {}", self.world));
+                    return Err(format!(
+                        "group ranges list more ranks than the world's {}",
+                        self.world
+                    ));
                 }
                 positions.push(p);
                 p = p.checked_add(stride).ok_or("group range overflows")?;
@@ -225,7 +241,11 @@ impl Comms {
         }
         let base = if ma.is_empty() { gb.base } else { ga.base };
         let members: Vec<u32> = match op {
-            0 => ma.iter().chain(mb.iter().filter(|m| !ma.contains(m))).copied().collect(),
+            0 => ma
+                .iter()
+                .chain(mb.iter().filter(|m| !ma.contains(m)))
+                .copied()
+                .collect(),
             1 => ma.into_iter().filter(|m| mb.contains(m)).collect(),
             _ => ma.into_iter().filter(|m| !mb.contains(m)).collect(),
         };
@@ -240,7 +260,12 @@ impl Comms {
     }
 
     /// MPI_Comm_create of `group` over `parent`.
-    pub(crate) fn comm_create(&mut self, parent: CommHandle, group: i64, new: CommHandle) -> Result<Call, Msg> {
+    pub(crate) fn comm_create(
+        &mut self,
+        parent: CommHandle,
+        group: i64,
+        new: CommHandle,
+    ) -> Result<Call, Msg> {
         let g = self.group(group)?.clone();
         let members = match (&g.members, self.size.get(&g.base)) {
             (None, None) if g.base == parent => return Ok(self.comm_dup(parent, new)),
@@ -253,10 +278,10 @@ impl Comms {
                 g.base
             ));
         }
-        if let Some(me) = self.me.get(&parent).copied() {
-            if let Some(i) = members.iter().position(|&m| m == me) {
-                self.me.insert(new, i as u32);
-            }
+        if let Some(me) = self.me.get(&parent).copied()
+            && let Some(i) = members.iter().position(|&m| m == me)
+        {
+            self.me.insert(new, i as u32);
         }
         self.size.insert(new, members.len() as u32);
         Ok(Call::CommCreate {
@@ -285,7 +310,13 @@ impl Comms {
     }
 
     /// MPI_Comm_split; a negative colour is MPI_UNDEFINED.
-    pub(crate) fn comm_split(&mut self, parent: CommHandle, color: i64, key: i64, new: CommHandle) -> Call {
+    pub(crate) fn comm_split(
+        &mut self,
+        parent: CommHandle,
+        color: i64,
+        key: i64,
+        new: CommHandle,
+    ) -> Call {
         self.forget(new);
         Call::CommSplit {
             parent,
@@ -326,7 +357,12 @@ impl Comms {
 
     /// MPI_Cart_sub: the sub-grid through this rank along the `remain` dimensions, ordered as in the
     /// grid (row-major), which needs the grid and this rank's place in it.
-    pub(crate) fn cart_sub(&mut self, parent: CommHandle, remain: &[i64], new: CommHandle) -> Result<Call, Msg> {
+    pub(crate) fn cart_sub(
+        &mut self,
+        parent: CommHandle,
+        remain: &[i64],
+        new: CommHandle,
+    ) -> Result<Call, Msg> {
         let dims = self.cart.get(&parent).cloned().ok_or_else(|| {
             format!("communicator {parent} has no Cartesian layout this reader saw created")
         })?;
@@ -361,7 +397,10 @@ impl Comms {
         }
         self.forget(new);
         self.me.insert(new, key as u32);
-        self.size.insert(new, sub.iter().map(|&d| u64::from(d)).product::<u64>() as u32);
+        self.size.insert(
+            new,
+            sub.iter().map(|&d| u64::from(d)).product::<u64>() as u32,
+        );
         self.cart.insert(new, sub);
         Ok(Call::CommSplit {
             parent,

@@ -99,8 +99,10 @@ impl Input {
     }
 
     fn io(&self, e: std::io::Error) -> Error {
-        self.place
-            .error(self.pos, format!("read failed ({e}); the file may be truncated"))
+        self.place.error(
+            self.pos,
+            format!("read failed ({e}); the file may be truncated"),
+        )
     }
 
     /// The error for `n` bytes wanted where fewer are left.
@@ -112,7 +114,10 @@ impl Input {
         };
         self.place.error(
             self.pos,
-            format!("truncated: {what} needs {n} bytes but only {} remain before {end}", self.room()),
+            format!(
+                "truncated: {n} bytes of {what} go past {end} ({} remain)",
+                self.room()
+            ),
         )
     }
 

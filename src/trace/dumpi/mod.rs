@@ -18,13 +18,17 @@
 //! MPI calls of a rank, converted at `cycles_per_second`.
 
 mod calls;
+mod collective;
 mod comms;
 mod functions;
 mod header;
 mod input;
 mod record;
+mod requests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_bad;
 #[cfg(test)]
 mod writer;
 
@@ -154,7 +158,8 @@ impl Meta {
                     )));
                 }
                 _ => {
-                    let names: Vec<String> = metas.iter().map(|m| m.display().to_string()).collect();
+                    let names: Vec<String> =
+                        metas.iter().map(|m| m.display().to_string()).collect();
                     return Err(Error::Invalid(format!(
                         "{}: several DUMPI .meta files ({}); name one",
                         path.display(),
@@ -225,12 +230,16 @@ impl Meta {
             let value = value.trim();
             match key.trim() {
                 "numprocs" => {
-                    let n = value.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| Error::File {
-                        path: path.display().to_string(),
-                        line: i + 1,
-                        column: line.find('=').unwrap_or(0) + 2,
-                        message: format!("numprocs `{value}` is not a positive rank count"),
-                    })?;
+                    let n = value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|&n| n > 0)
+                        .ok_or_else(|| Error::File {
+                            path: path.display().to_string(),
+                            line: i + 1,
+                            column: line.find('=').unwrap_or(0) + 2,
+                            message: format!("numprocs `{value}` is not a positive rank count"),
+                        })?;
                     ranks = Some(n);
                 }
                 "fileprefix" if !value.is_empty() => prefix = Some(value.to_string()),
@@ -248,7 +257,10 @@ impl Meta {
         let dir = path.parent().unwrap_or(Path::new(""));
         // The prefix is the rank files' name; a path in it (as some tracers write) is taken by its
         // last component, beside the meta file.
-        let base = Path::new(&prefix).file_name().map(PathBuf::from).unwrap_or_default();
+        let base = Path::new(&prefix)
+            .file_name()
+            .map(PathBuf::from)
+            .unwrap_or_default();
         Ok(Meta {
             ranks,
             prefix: dir.join(base),
@@ -282,17 +294,18 @@ fn decode_rank(meta: &Meta, r: u32, cycles_per_second: f64) -> Result<RankDecode
     let mut rank = calls::RankCalls::new(r, meta.ranks, cycles_per_second);
     let mut counts = vec![0u64; functions::FUNCTIONS.len()];
     while let Some(head) = records.next()? {
-        if let Some(c) = counts.get_mut(head.id as usize) {
-            if head.id < functions::ALL_FUNCTIONS {
-                *c += 1;
-            }
+        if head.id < functions::ALL_FUNCTIONS
+            && let Some(c) = counts.get_mut(head.id as usize)
+        {
+            *c += 1;
         }
-        rank.record(&head, &records.args, &records.layout).map_err(|m| {
-            records
-                .input
-                .place
-                .error(head.at, format!("{}: {m}", functions::name(head.id)))
-        })?;
+        rank.record(&head, &records.args, &records.layout)
+            .map_err(|m| {
+                records
+                    .input
+                    .place
+                    .error(head.at, format!("{}: {m}", functions::name(head.id)))
+            })?;
     }
     let calls = rank
         .calls

@@ -209,10 +209,10 @@ impl Records {
                 return Err(self.input.place.error(
                     at,
                     format!(
-                        "unknown function id {id} (DUMPI's ids are 0..={}); the file is corrupt or \
-                         from a DUMPI this reader does not know, and records carry no length to \
-                         skip it",
-                        END_OF_STREAM
+                        "unknown function id {id} (DUMPI's go up to {}, and {END_OF_STREAM} ends \
+                         the stream); the file is corrupt or from a DUMPI this reader does not \
+                         know, and records carry no length to skip it",
+                        END_OF_STREAM - 1
                     ),
                 ));
             }
@@ -430,7 +430,8 @@ impl Records {
         let what = "statuses";
         let n = self.input.i32(what)?.max(0) as u64;
         let tagged = self.layout.at_least(0, 6, 3);
-        self.input.check_room(n, if tagged { 14 } else { 10 }, what)?;
+        self.input
+            .check_room(n, if tagged { 14 } else { 10 }, what)?;
         let start = self.args.statuses.len();
         for _ in 0..n {
             let bytes = self.input.i32(what)?;

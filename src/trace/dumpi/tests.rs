@@ -41,7 +41,10 @@ fn recv(w: &mut RankWriter, source: i32, tag: i32, st: (i32, i32)) {
 
 fn calls(path: &std::path::Path, cps: f64) -> Vec<Vec<Call>> {
     let d = read_calls(path, cps).unwrap();
-    d.calls.into_iter().map(|r| r.into_iter().map(|(c, _)| c).collect()).collect()
+    d.calls
+        .into_iter()
+        .map(|r| r.into_iter().map(|(c, _)| c).collect())
+        .collect()
 }
 
 fn finish(mut ws: Vec<RankWriter>) -> Vec<RankWriter> {
@@ -163,7 +166,14 @@ fn proc_null_sends_and_receives_are_no_messages() {
     ws[0].call(WAIT, &[I(5), St(vec![status(-2, -1)])]);
     ws[0].call(IRECV, &[I(1), H(INT), I(-1), I(0), H(W), I(6)]);
     ws[0].call(ISEND, &[I(1), H(INT), I(-1), I(0), H(W), I(7)]);
-    ws[0].call(WAITALL, &[I(2), Ints(vec![6, 7]), St(vec![status(-1, -1), status(0, 0)])]);
+    ws[0].call(
+        WAITALL,
+        &[
+            I(2),
+            Ints(vec![6, 7]),
+            St(vec![status(-1, -1), status(0, 0)]),
+        ],
+    );
     let path = trace("procnull", finish(ws));
     assert_eq!(calls(&path, 1e9)[0], vec![]);
     read(&path, &Algorithms::default(), 1e9).unwrap();
@@ -176,8 +186,17 @@ fn waits_and_tests_complete_what_the_trace_recorded() {
         ws[0].call(IRECV, &[I(1), H(INT), I(1), I(0), H(W), I(req)]);
     }
     ws[0].call(TEST, &[I(10), I(0), St(vec![])]);
-    ws[0].call(TESTANY, &[I(3), Ints(vec![10, 11, 12]), I(1), I(1), St(vec![])]);
-    let some = [I(3), Ints(vec![10, 1, 12]), I(2), Ints(vec![0, 2]), St(vec![])];
+    ws[0].call(
+        TESTANY,
+        &[I(3), Ints(vec![10, 11, 12]), I(1), I(1), St(vec![])],
+    );
+    let some = [
+        I(3),
+        Ints(vec![10, 1, 12]),
+        I(2),
+        Ints(vec![0, 2]),
+        St(vec![]),
+    ];
     ws[0].call(WAITSOME, &some);
     ws[0].call(WAITALL, &[I(2), Ints(vec![1, 10]), St(vec![])]);
     for _ in 0..3 {
@@ -185,7 +204,18 @@ fn waits_and_tests_complete_what_the_trace_recorded() {
     }
     let path = trace("tests", finish(ws));
     let c = calls(&path, 1e9);
-    assert_eq!(c[0][3..], [Call::Wait { req: 1, status: None }, Call::WaitAll { reqs: Some(vec![0, 2]) }]);
+    assert_eq!(
+        c[0][3..],
+        [
+            Call::Wait {
+                req: 1,
+                status: None
+            },
+            Call::WaitAll {
+                reqs: Some(vec![0, 2])
+            }
+        ]
+    );
     read(&path, &Algorithms::default(), 1e9).unwrap();
 }
 
@@ -241,7 +271,10 @@ fn communicators_from_split_dup_create_and_cartesian_grids() {
         if member {
             w.call(BCAST, &[I(3), H(INT), I(0), H(6)]);
         }
-        w.call(CART_CREATE, &[H(W), I(2), Ints(vec![2, 2]), Ints(vec![0, 0]), I(0), H(7)]);
+        w.call(
+            CART_CREATE,
+            &[H(W), I(2), Ints(vec![2, 2]), Ints(vec![0, 0]), I(0), H(7)],
+        );
         w.call(CART_SUB, &[I(2), H(7), Ints(vec![1, 0]), H(8)]);
         w.call(BCAST, &[I(1), H(DOUBLE), I(0), H(8)]);
     }
@@ -293,9 +326,24 @@ fn collectives_carry_their_sizes() {
         }
         w.call(SCATTERV, &sv);
         let v = Ints(vec![1, 2, 3]);
-        w.call(ALLTOALLV, &[I(3), v.clone(), v.clone(), H(INT), v.clone(), v.clone(), H(INT), H(W)]);
+        w.call(
+            ALLTOALLV,
+            &[
+                I(3),
+                v.clone(),
+                v.clone(),
+                H(INT),
+                v.clone(),
+                v.clone(),
+                H(INT),
+                H(W),
+            ],
+        );
         w.call(REDUCE_SCATTER, &[I(3), v.clone(), H(DOUBLE), B(3), H(W)]);
-        w.call(ALLGATHERV, &[I(3), I(1), H(INT), v.clone(), v.clone(), H(INT), H(W)]);
+        w.call(
+            ALLGATHERV,
+            &[I(3), I(1), H(INT), v.clone(), v.clone(), H(INT), H(W)],
+        );
         w.call(ALLREDUCE, &[I(4), H(DOUBLE), B(3), H(W)]);
         w.call(EXSCAN, &[I(4), H(INT), B(3), H(W)]);
     }
@@ -311,10 +359,19 @@ fn collectives_carry_their_sizes() {
         ops,
         vec![
             Collective::Gather { root: 1, bytes: 8 },
-            Collective::Scatterv { root: 0, counts: vec![0, 0, 40] },
-            Collective::Alltoallv { send: vec![4, 8, 12] },
-            Collective::ReduceScatter { counts: vec![8, 16, 24] },
-            Collective::Allgatherv { counts: vec![4, 8, 12] },
+            Collective::Scatterv {
+                root: 0,
+                counts: vec![0, 0, 40]
+            },
+            Collective::Alltoallv {
+                send: vec![4, 8, 12]
+            },
+            Collective::ReduceScatter {
+                counts: vec![8, 16, 24]
+            },
+            Collective::Allgatherv {
+                counts: vec![4, 8, 12]
+            },
             Collective::Allreduce { bytes: 32 },
             Collective::Exscan { bytes: 16 },
         ]
@@ -327,13 +384,28 @@ fn traces_without_statuses_leave_wildcards_to_the_mpi_layer() {
     let mut ws = writers(2);
     ws[0].mask = 0x4c;
     ws[1].mask = 0x4c;
-    ws[0].call(RECV, &[I(1), H(INT), I(-1), I(0), H(W), St(vec![status(1, 0)])]);
+    ws[0].call(
+        RECV,
+        &[I(1), H(INT), I(-1), I(0), H(W), St(vec![status(1, 0)])],
+    );
     send(&mut ws[1], 1, INT, 0, 0);
     let path = trace("nostatus", finish(ws));
     let c = calls(&path, 1e9);
-    assert!(matches!(c[0][0], Call::Recv { source: Source::Any, status: None, .. }));
-    let e = read(&path, &Algorithms::default(), 1e9).unwrap_err().to_string();
-    assert!(e.contains("MPI_ANY_SOURCE") && e.contains("t-0000.bin (byte "), "{e}");
+    assert!(matches!(
+        c[0][0],
+        Call::Recv {
+            source: Source::Any,
+            status: None,
+            ..
+        }
+    ));
+    let e = read(&path, &Algorithms::default(), 1e9)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("MPI_ANY_SOURCE") && e.contains("t-0000.bin (byte "),
+        "{e}"
+    );
 }
 
 #[test]
@@ -347,7 +419,10 @@ fn counters_threads_and_old_formats_decode() {
     old.version = [0, 6, 1];
     old.mask = 0x0f;
     old.call(124, &[I(1), I(1), Arg::Str("./app")]);
-    old.call(RECV, &[I(1), H(INT), I(-1), I(0), H(W), St(vec![status(0, 99)])]);
+    old.call(
+        RECV,
+        &[I(1), H(INT), I(-1), I(0), H(W), St(vec![status(0, 99)])],
+    );
     ws[1] = old;
     let path = trace("old", finish(ws));
     let d = read_calls(&path, 1e9).unwrap();
@@ -355,7 +430,10 @@ fn counters_threads_and_old_formats_decode() {
     assert_eq!(d.total_calls(), 6);
     assert!(matches!(
         d.calls[1][0].0,
-        Call::Recv { status: Some(Status { source: 0, tag: 0 }), .. }
+        Call::Recv {
+            status: Some(Status { source: 0, tag: 0 }),
+            ..
+        }
     ));
     read(&path, &Algorithms::default(), 1e9).unwrap();
 }

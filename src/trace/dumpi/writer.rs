@@ -183,11 +183,13 @@ impl RankWriter {
         self.buf.extend_from_slice(&self.counters.to_be_bytes());
         for i in 0..self.counters {
             let name = format!("C{i}");
-            self.buf.extend_from_slice(&(name.len() as u16).to_be_bytes());
+            self.buf
+                .extend_from_slice(&(name.len() as u16).to_be_bytes());
             self.buf.extend_from_slice(name.as_bytes());
         }
         let sizelbl = self.buf.len() as u64;
-        self.buf.extend_from_slice(&(sizes.len() as u32).to_be_bytes());
+        self.buf
+            .extend_from_slice(&(sizes.len() as u32).to_be_bytes());
         for s in sizes {
             self.buf.extend_from_slice(&s.to_be_bytes());
         }
