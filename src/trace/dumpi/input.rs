@@ -127,15 +127,10 @@ impl Input {
         if (n as u64) > self.room() {
             return Err(self.short(n as u64, what));
         }
-        let fast = match self.reader.fill_buf() {
-            Ok(buf) if buf.len() >= n => {
-                out.copy_from_slice(&buf[..n]);
-                true
-            }
-            Ok(_) => false,
-            Err(e) => return Err(self.io(e)),
-        };
-        if fast {
+        // Fast path: straight from the buffer, no I/O call.
+        let buf = self.reader.buffer();
+        if buf.len() >= n {
+            out.copy_from_slice(&buf[..n]);
             self.reader.consume(n);
         } else {
             self.reader.read_exact(out).map_err(|e| self.io(e))?;
@@ -144,37 +139,55 @@ impl Input {
         Ok(())
     }
 
-    /// One byte.
-    pub(crate) fn u8(&mut self, what: &str) -> Result<u8, Error> {
-        let mut b = [0u8; 1];
+    /// `N` bytes: straight from the buffer when they are there (the common case, kept inline), else
+    /// through [`Input::fill`].
+    #[inline(always)]
+    pub(crate) fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
+        if N as u64 <= self.room()
+            && let Some(&b) = self.reader.buffer().first_chunk::<N>()
+        {
+            self.reader.consume(N);
+            self.pos += N as u64;
+            return Ok(b);
+        }
+        self.array_slow(what)
+    }
+
+    #[inline(never)]
+    fn array_slow<const N: usize>(&mut self, what: &str) -> Result<[u8; N], Error> {
+        let mut b = [0u8; N];
         self.fill(&mut b, what)?;
-        Ok(b[0])
+        Ok(b)
+    }
+
+    /// One byte.
+    #[inline]
+    pub(crate) fn u8(&mut self, what: &str) -> Result<u8, Error> {
+        Ok(self.array::<1>(what)?[0])
     }
 
     /// A big-endian 16-bit value.
+    #[inline]
     pub(crate) fn u16(&mut self, what: &str) -> Result<u16, Error> {
-        let mut b = [0u8; 2];
-        self.fill(&mut b, what)?;
-        Ok(u16::from_be_bytes(b))
+        Ok(u16::from_be_bytes(self.array(what)?))
     }
 
     /// A big-endian 32-bit value.
+    #[inline]
     pub(crate) fn u32(&mut self, what: &str) -> Result<u32, Error> {
-        let mut b = [0u8; 4];
-        self.fill(&mut b, what)?;
-        Ok(u32::from_be_bytes(b))
+        Ok(u32::from_be_bytes(self.array(what)?))
     }
 
     /// A big-endian 32-bit value read as C's `int`.
+    #[inline]
     pub(crate) fn i32(&mut self, what: &str) -> Result<i32, Error> {
-        Ok(self.u32(what)? as i32)
+        Ok(i32::from_be_bytes(self.array(what)?))
     }
 
     /// A 64-bit value, high word first (DUMPI's `put64`).
+    #[inline]
     pub(crate) fn u64(&mut self, what: &str) -> Result<u64, Error> {
-        let mut b = [0u8; 8];
-        self.fill(&mut b, what)?;
-        Ok(u64::from_be_bytes(b))
+        Ok(u64::from_be_bytes(self.array(what)?))
     }
 
     /// Skips `n` bytes (string payloads), checked against the limit.

@@ -51,7 +51,9 @@ pub fn read(path: &Path, algorithms: &Algorithms, cycles_per_second: f64) -> Res
         let file = builder.file(&name, true);
         let rank = decode_rank(&meta, r, cycles_per_second)?;
         for (call, at) in rank.calls {
-            builder.push(r, call, Pos { file, at });
+            if let Some(call) = call {
+                builder.push(r, call, Pos { file, at });
+            }
         }
     }
     builder.finish()
@@ -109,7 +111,9 @@ pub fn read_calls(path: &Path, cycles_per_second: f64) -> Result<Decoded> {
             }
         }
         out.files.push(meta.rank_file(r));
-        out.calls.push(rank.calls);
+        let calls = rank.calls.into_iter();
+        out.calls
+            .push(calls.filter_map(|(c, at)| c.map(|c| (c, at))).collect());
         out.bytes += rank.bytes;
     }
     Ok(out)
@@ -277,7 +281,8 @@ impl Meta {
 
 /// One rank decoded.
 struct RankDecoded {
-    calls: Vec<(Call, u64)>,
+    /// Calls and their records' offsets; `None` for a receive found to be from MPI_PROC_NULL.
+    calls: Vec<(Option<Call>, u64)>,
     counts: Vec<u64>,
     footer_counts: Vec<u64>,
     bytes: u64,
@@ -307,13 +312,8 @@ fn decode_rank(meta: &Meta, r: u32, cycles_per_second: f64) -> Result<RankDecode
                     .error(head.at, format!("{}: {m}", functions::name(head.id)))
             })?;
     }
-    let calls = rank
-        .calls
-        .into_iter()
-        .filter_map(|(c, at)| c.map(|c| (c, at)))
-        .collect();
     Ok(RankDecoded {
-        calls,
+        calls: rank.calls,
         counts,
         footer_counts,
         bytes,

@@ -247,9 +247,10 @@ impl Records {
         let mut wall = None;
         for (bit, slot) in [(0x04u8, &mut cpu), (0x08, &mut wall)] {
             if mask & bit != 0 {
-                let (s0, n0) = (self.input.u16(what)?, self.input.u32(what)?);
-                let (s1, n1) = (self.input.u16(what)?, self.input.u32(what)?);
-                *slot = Some((s0, n0, s1, n1));
+                let b: [u8; 12] = self.input.array(what)?;
+                let sec = |i: usize| u16::from_be_bytes([b[i], b[i + 1]]);
+                let nsec = |i: usize| u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+                *slot = Some((sec(0), nsec(2), sec(6), nsec(8)));
             }
         }
         if mask & 0x80 != 0 {
