@@ -53,7 +53,12 @@ const SAMPLES: [Summary; 4] = [
         collectives: &[("allreduce", 1), ("barrier", 1)],
         volumes: &[("allreduce", 16)],
         calls: 36,
-        functions: &[("MPI_Isend", 4), ("MPI_Recv", 4), ("MPI_Wait", 4), ("MPI_Init", 4)],
+        functions: &[
+            ("MPI_Isend", 4),
+            ("MPI_Recv", 4),
+            ("MPI_Wait", 4),
+            ("MPI_Init", 4),
+        ],
     },
     Summary {
         dir: "sst-macro-testbgp",
@@ -98,7 +103,12 @@ const SAMPLES: [Summary; 4] = [
         ranks: 16,
         messages: 6704,
         bytes: 3_890_944,
-        collectives: &[("allreduce", 88), ("bcast", 7), ("barrier", 6), ("reduce", 1)],
+        collectives: &[
+            ("allreduce", 88),
+            ("bcast", 7),
+            ("barrier", 6),
+            ("reduce", 1),
+        ],
         volumes: &[("allreduce", 16_384), ("bcast", 896), ("reduce", 128)],
         calls: 21_872,
         functions: &[("MPI_Irecv", 6704), ("MPI_Wait", 6704), ("MPI_Wtime", 64)],
@@ -131,8 +141,17 @@ fn every_sample_reproduces_its_summary() {
     for s in &SAMPLES {
         let d = dumpi::read_calls(&sample(s.dir), 1e9).unwrap_or_else(|e| panic!("{}: {e}", s.dir));
         assert_eq!(d.ranks, s.ranks, "{}", s.dir);
-        let (m, b) = d.calls.iter().map(|r| p2p(r)).fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
-        assert_eq!((m, b), (s.messages, s.bytes), "{}: messages and bytes", s.dir);
+        let (m, b) = d
+            .calls
+            .iter()
+            .map(|r| p2p(r))
+            .fold((0, 0), |a, x| (a.0 + x.0, a.1 + x.1));
+        assert_eq!(
+            (m, b),
+            (s.messages, s.bytes),
+            "{}: messages and bytes",
+            s.dir
+        );
         let mut volumes: BTreeMap<&str, u64> = BTreeMap::new();
         for (r, calls) in d.calls.iter().enumerate() {
             let mut per_rank: BTreeMap<&str, u64> = BTreeMap::new();
@@ -165,7 +184,12 @@ fn per_rank_and_per_pair_figures_match() {
         let dests: Vec<u32> = calls
             .iter()
             .filter_map(|(c, _)| match c {
-                Call::Send { dest, bytes: 4, tag: 1337, .. } => Some(*dest),
+                Call::Send {
+                    dest,
+                    bytes: 4,
+                    tag: 1337,
+                    ..
+                } => Some(*dest),
                 _ => None,
             })
             .collect();
@@ -174,7 +198,11 @@ fn per_rank_and_per_pair_figures_match() {
     // MG: ranks 0-3 and 8-11 send 384 messages (241,184 B), ranks 4-7 and 12-15 send 454 (245,184 B).
     let d = dumpi::read_calls(&sample("npb3.3-mpich/mg.S.16"), 1e9).unwrap();
     for (r, calls) in d.calls.iter().enumerate() {
-        let want = if (r / 4) % 2 == 0 { (384, 241_184) } else { (454, 245_184) };
+        let want = if (r / 4) % 2 == 0 {
+            (384, 241_184)
+        } else {
+            (454, 245_184)
+        };
         assert_eq!(p2p(calls), want, "mg rank {r}");
     }
 }
@@ -216,8 +244,12 @@ fn every_sample_replays_on_a_fat_tree_and_a_torus() {
 fn npb_kernels_traced_by_dumpi_and_simgrid_agree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/simgrid/npb3.3");
     for k in ["is", "mg"] {
-        let d = dumpi::read(&sample(&format!("npb3.3-mpich/{k}.S.16")), &Algorithms::default(), 1e9)
-            .unwrap();
+        let d = dumpi::read(
+            &sample(&format!("npb3.3-mpich/{k}.S.16")),
+            &Algorithms::default(),
+            1e9,
+        )
+        .unwrap();
         let index = root.join(format!("{k}.S.16/{k}.S.16.txt"));
         let s = netreplay::trace::simgrid::read(&index, &Algorithms::default(), Default::default())
             .unwrap_or_else(|e| panic!("{k}: {e}"));
@@ -252,17 +284,28 @@ fn corrupt_samples_are_positioned_errors() {
         error(&dir)
     };
     let e = edit("magic", &|b| b[3] ^= 0xff);
-    assert!(e.contains("testtrace-0001.bin (byte 0): rank 1: not a DUMPI file"), "{e}");
+    assert!(
+        e.contains("testtrace-0001.bin (byte 0): rank 1: not a DUMPI file"),
+        "{e}"
+    );
     let e = edit("truncated", &|b| b.truncate(b.len() - 100));
-    assert!(e.contains("testtrace-0001.bin") && e.contains("rank 1: truncated"), "{e}");
+    assert!(
+        e.contains("testtrace-0001.bin") && e.contains("rank 1: truncated"),
+        "{e}"
+    );
     // The second record (MPI_Comm_rank, at byte 58: the MPI_Init record from byte 16 is 29 + 4 + 4 + 5 bytes) given an id DUMPI never had.
     let e = edit("unknown", &|b| b[58..60].copy_from_slice(&[0x03, 0x00]));
-    assert!(e.contains("(byte 58): rank 1: unknown function id 768"), "{e}");
+    assert!(
+        e.contains("(byte 58): rank 1: unknown function id 768"),
+        "{e}"
+    );
     let dir = copy("sst-dumpi-tests", "missing");
     std::fs::remove_file(dir.join("testtrace-0003.bin")).unwrap();
     let e = error(&dir);
     assert!(e.contains("rank file of rank 3 of 4 is missing"), "{e}");
-    assert!(!dumpi::is_dumpi(&sample("../simgrid/replay/actions_bcast.txt")));
+    assert!(!dumpi::is_dumpi(&sample(
+        "../simgrid/replay/actions_bcast.txt"
+    )));
     assert!(dumpi::is_dumpi(&sample("npb3.3-mpich/is.S.16")));
 }
 
@@ -323,7 +366,11 @@ fn repeat_records(file: &[u8], times: usize) -> Vec<u8> {
         init_end += 4 + n;
     }
     let finalize = header - 2 - 29;
-    assert_eq!(&file[finalize..finalize + 2], &[0, 125], "MPI_Finalize ends the records");
+    assert_eq!(
+        &file[finalize..finalize + 2],
+        &[0, 125],
+        "MPI_Finalize ends the records"
+    );
     let middle = &file[init_end..finalize];
     let shift = (middle.len() * (times - 1)) as u64;
     let mut out = file[..init_end].to_vec();
@@ -333,7 +380,11 @@ fn repeat_records(file: &[u8], times: usize) -> Vec<u8> {
     out.extend_from_slice(&file[finalize..index]);
     for k in 0..8 {
         let v = word(index + 8 * k) as u64;
-        let moved = if k > 0 && v as usize > body { v + shift } else { v };
+        let moved = if k > 0 && v as usize > body {
+            v + shift
+        } else {
+            v
+        };
         out.extend_from_slice(&moved.to_be_bytes());
     }
     out

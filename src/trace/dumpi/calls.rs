@@ -24,7 +24,8 @@
 //! Requests live in [`super::requests`], collectives in [`super::collective`], communicators and
 //! groups in [`super::comms`].
 //! - Ignored (decoded for their length): everything else (environment, datatypes, attributes,
-//!   probes, cancellation, MPI-IO, topology queries).
+//!   probes, MPI-IO, topology queries). MPI_Cancel removes the operation if its completion recorded
+//!   it cancelled.
 
 use super::collective::collective;
 use super::comms::{Comms, comm};
@@ -56,19 +57,25 @@ pub(super) enum Op {
 pub(super) enum Posted {
     /// Nothing: a send to or a receive from MPI_PROC_NULL.
     Null,
-    /// A send (`wildcard: None`), or a receive; `wildcard` for one with MPI_ANY_SOURCE or MPI_ANY_TAG:
-    /// where its call is and whether its source was -1.
+    /// A send or a receive: its handle in the MPI layer and the index of the call that posted it.
     Op {
         handle: u32,
-        recv: bool,
-        wildcard: Option<(usize, bool)>,
+        call: usize,
+        /// A receive with MPI_ANY_SOURCE or MPI_ANY_TAG (its wait carries the status), and whether
+        /// its source was -1 (then a negative recorded source means MPI_PROC_NULL).
+        wildcard: Option<bool>,
     },
 }
 
 #[derive(Debug, Default)]
 pub(super) struct Request {
+    /// What the request stands for while active.
     pub(super) active: Option<Posted>,
+    /// The operation of a persistent request (MPI_*_init).
     pub(super) persistent: Option<Op>,
+    /// MPI_Cancel was called on the active operation: if its completion's status says cancelled, the
+    /// operation never happened.
+    pub(super) cancel: bool,
 }
 
 /// An error message, positioned by the caller.
@@ -173,6 +180,7 @@ impl RankCalls {
                     Request {
                         active: None,
                         persistent: Some(op),
+                        cancel: false,
                     },
                 );
             }
@@ -180,6 +188,11 @@ impl RankCalls {
             STARTALL => {
                 for &r in a.array(1) {
                     self.start(r, at)?;
+                }
+            }
+            CANCEL => {
+                if let Some(r) = self.requests.get_mut(&a.int(0)) {
+                    r.cancel = true;
                 }
             }
             REQUEST_FREE => {

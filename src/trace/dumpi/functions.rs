@@ -363,6 +363,8 @@ pub(crate) const TESTALL: u16 = 19;
 pub(crate) const WAITSOME: u16 = 20;
 /// MPI_Testsome.
 pub(crate) const TESTSOME: u16 = 21;
+/// MPI_Cancel.
+pub(crate) const CANCEL: u16 = 24;
 /// MPI_Send_init.
 pub(crate) const SEND_INIT: u16 = 26;
 /// MPI_Bsend_init.

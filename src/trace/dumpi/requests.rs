@@ -58,7 +58,7 @@ impl RankCalls {
                     match handle {
                         Some(handle) => Posted::Op {
                             handle,
-                            recv: false,
+                            call: self.calls.len() - 1,
                             wildcard: None,
                         },
                         None => Posted::Null,
@@ -103,8 +103,8 @@ impl RankCalls {
                         let wild = sel == Source::Any || tsel == TagSel::Any;
                         Posted::Op {
                             handle,
-                            recv: true,
-                            wildcard: wild.then(|| (self.calls.len() - 1, source == -1)),
+                            call: self.calls.len() - 1,
+                            wildcard: wild.then_some(source == -1),
                         }
                     }
                 }
@@ -149,25 +149,33 @@ impl RankCalls {
             let Some(posted) = entry.active.take() else {
                 continue;
             };
+            let cancel = std::mem::take(&mut entry.cancel);
             if entry.persistent.is_none() {
                 self.requests.remove(&r);
             }
             let Posted::Op {
                 handle,
-                recv,
+                call,
                 wildcard,
             } = posted
             else {
                 continue;
             };
-            let mut status = None;
-            if let (true, Some((call, any_source))) = (recv, wildcard) {
-                if any_source && st.is_some_and(|s| s.source < 0) {
-                    // MPICH's MPI_PROC_NULL: the receive never was one.
-                    self.calls[call].0 = None;
-                    continue;
+            let never = match (cancel && st.is_some_and(|s| s.cancelled != 0), wildcard) {
+                (true, _) => true,
+                // MPICH's MPI_PROC_NULL: the receive never was one.
+                (false, Some(true)) => st.is_some_and(|s| s.source < 0),
+                _ => false,
+            };
+            if never {
+                if let Some(c) = self.calls.get_mut(call) {
+                    c.0 = None;
                 }
-                let tag = match &self.calls[call].0 {
+                continue;
+            }
+            let mut status = None;
+            if wildcard.is_some() {
+                let tag = match self.calls.get(call).and_then(|c| c.0.as_ref()) {
                     Some(Call::Recv {
                         tag: TagSel::Tag(t),
                         ..

@@ -220,6 +220,33 @@ fn waits_and_tests_complete_what_the_trace_recorded() {
 }
 
 #[test]
+fn cancelled_operations_never_happened() {
+    let mut ws = writers(2);
+    let mut cancelled = status(1, 0);
+    cancelled.cancelled = 1;
+    ws[0].call(IRECV, &[I(1), H(INT), I(1), I(0), H(W), I(5)]);
+    ws[0].call(CANCEL, &[I(5)]);
+    ws[0].call(WAIT, &[I(5), St(vec![cancelled])]);
+    // Cancellation that failed: the send happened; a garbage status without MPI_Cancel changes nothing.
+    ws[1].call(ISEND, &[I(1), H(INT), I(0), I(0), H(W), I(6)]);
+    ws[1].call(CANCEL, &[I(6)]);
+    ws[1].call(WAIT, &[I(6), St(vec![status(0, 0)])]);
+    ws[0].call(RECV, &[I(1), H(INT), I(1), I(0), H(W), St(vec![])]);
+    ws[1].call(ISEND, &[I(1), H(INT), I(0), I(0), H(W), I(7)]);
+    ws[1].call(WAIT, &[I(7), St(vec![cancelled])]);
+    ws[0].call(RECV, &[I(1), H(INT), I(1), I(0), H(W), St(vec![])]);
+    let path = trace("cancel", finish(ws));
+    let c = calls(&path, 1e9);
+    assert_eq!(c[0].len(), 2);
+    assert!(
+        c[0].iter()
+            .all(|c| matches!(c, Call::Recv { req: None, .. }))
+    );
+    assert_eq!(c[1].len(), 4);
+    read(&path, &Algorithms::default(), 1e9).unwrap();
+}
+
+#[test]
 fn persistent_requests_post_at_each_start() {
     let mut ws = writers(2);
     ws[0].call(SSEND_INIT, &[I(2), H(DOUBLE), I(1), I(4), H(W), I(20)]);
