@@ -2,20 +2,25 @@
 //!
 //! A DUMPI trace is a text `PREFIX.meta` (`key=value` lines: `numprocs`, `fileprefix`, host, user,
 //! start time, format version) and one binary `PREFIX-NNNN.bin` per rank (rank number in at least four
-//! digits) beside it. Each rank file is read on its own, streamed through a buffered reader (the
-//! records are never all in memory), and turned into the MPI layer's [`Call`]s, which
+//! digits) beside it. Each rank file is read on its own, streamed through a buffered reader (no file is
+//! held in memory, only the calls decoded from it), and turned into the MPI layer's [`Call`]s, which
 //! [`crate::mpi::Builder`] lowers to a [`Program`]: this reader only decodes.
 //!
-//! - [`header`]: the file's fixed sections (magic, index, header, footer, datatype sizes);
-//! - [`record`]: the record stream (id, mask, thread, CPU and wall times, counters, arguments);
-//! - [`functions`]: the id and argument layout of every function sst-dumpi records;
-//! - [`calls`]: records to calls (message sizes, requests, wildcards, computation);
-//! - [`comms`]: communicator and group creation.
+//! - `input.rs`: checked big-endian reads with positions; `header.rs`: the file's fixed sections
+//!   (magic, index, header, footer, datatype sizes);
+//! - `record.rs`: the record stream (id, mask, thread, CPU and wall times, counters, arguments);
+//! - `functions.rs`: the id and argument layout of every function sst-dumpi records;
+//! - `calls.rs`: records to calls (message sizes, computation), with `requests.rs` (posting and
+//!   completion, wildcards, MPI_PROC_NULL, persistent requests), `collective.rs` and `comms.rs`
+//!   (communicators and groups);
+//! - `writer.rs` (tests only): writes small DUMPI traces.
 //!
 //! DUMPI records carry no length, so every function id has its layout here, and a record that cannot
 //! be decoded (an unknown id, a truncated file) is an error naming the function, the rank and the
 //! byte offset: nothing is skipped silently. Computation is the wall-clock gap between consecutive
-//! MPI calls of a rank, converted at `cycles_per_second`.
+//! MPI calls of a rank, converted at `cycles_per_second`. Not replayed, with an error: one-sided
+//! communication, inter-communicators and dynamic processes; ignored: MPI-IO, probes and everything
+//! that moves no data.
 
 mod calls;
 mod collective;
