@@ -122,7 +122,8 @@ impl Clock {
             Some((last, full)) => (full + i64::from(sec.wrapping_sub(last) as i16)).max(0),
         };
         self.last = Some((sec, full));
-        (self.base + full as u64)
+        self.base
+            .saturating_add(full as u64)
             .saturating_mul(1_000_000_000)
             .saturating_add(u64::from(nsec))
     }

@@ -12,6 +12,7 @@ use crate::mpi::{Call, SendMode, Source, Status, TagSel};
 const REQUEST_NULL: i64 = 1;
 
 impl RankCalls {
+    /// A handle of the MPI layer never used before on this rank.
     pub(super) fn fresh(&mut self) -> Result<u32, Msg> {
         let h = self.next_handle;
         self.next_handle = h
@@ -121,6 +122,7 @@ impl RankCalls {
         Ok(())
     }
 
+    /// MPI_Start: posts persistent request `req` again.
     pub(super) fn start(&mut self, req: i64, at: u64) -> Result<(), Msg> {
         let op = self
             .requests

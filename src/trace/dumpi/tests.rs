@@ -220,6 +220,67 @@ fn waits_and_tests_complete_what_the_trace_recorded() {
 }
 
 #[test]
+fn sendrecv_with_wildcards_and_proc_null() {
+    let mut ws = writers(2);
+    for (r, w) in ws.iter_mut().enumerate() {
+        let peer = 1 - r as i32;
+        let st = St(vec![status(peer, 8)]);
+        let args = [
+            I(2),
+            H(INT),
+            I(peer),
+            I(8),
+            I(2),
+            H(INT),
+            I(-1),
+            I(-1),
+            H(W),
+            st,
+        ];
+        w.call(SENDRECV, &args);
+        // Replace, at the ends of a chain: rank 0 only receives, rank 1 only sends (MPICH's -1).
+        let (dest, source) = if r == 0 { (-1, 1) } else { (0, -1) };
+        let st = St(vec![if r == 0 { status(1, 3) } else { status(-1, -1) }]);
+        w.call(
+            SENDRECV_REPLACE,
+            &[I(1), H(DOUBLE), I(dest), I(3), I(source), I(3), H(W), st],
+        );
+    }
+    let path = trace("sendrecv", finish(ws));
+    let c = calls(&path, 1e9);
+    assert_eq!(
+        c[1][0],
+        Call::Sendrecv {
+            comm: WORLD,
+            dest: 0,
+            send_tag: 8,
+            bytes: 8,
+            source: Source::Any,
+            recv_tag: TagSel::Any,
+            status: Some(Status { source: 0, tag: 8 }),
+        }
+    );
+    assert!(matches!(
+        c[0][1],
+        Call::Recv {
+            source: Source::Rank(1),
+            req: None,
+            ..
+        }
+    ));
+    assert!(matches!(
+        c[1][1],
+        Call::Send {
+            dest: 0,
+            bytes: 8,
+            req: None,
+            ..
+        }
+    ));
+    read(&path, &Algorithms::default(), 1e9).unwrap();
+}
+
+#[test]
 fn cancelled_operations_never_happened() {
     let mut ws = writers(2);
     let mut cancelled = status(1, 0);
