@@ -319,6 +319,35 @@ fn corrupt_samples_are_positioned_errors() {
     assert!(dumpi::is_dumpi(&sample("npb3.3-mpich/is.S.16")));
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 100, ..Default::default() })]
+
+    /// A real rank file cut anywhere or with bytes overwritten anywhere reads or fails, never panics.
+    #[test]
+    fn mutated_samples_never_panic(
+        cut in 0usize..3000,
+        flips in proptest::collection::vec((0usize..3000, 0u8..=255), 0..8),
+    ) {
+        let dir = scratch_once("prop");
+        let mut bytes = std::fs::read(sample("sst-dumpi-tests/testtrace-0002.bin")).unwrap();
+        let n = bytes.len();
+        for (at, v) in flips {
+            bytes[at % n] = v;
+        }
+        bytes.truncate(n - cut % n);
+        std::fs::write(dir.join("testtrace-0002.bin"), bytes).unwrap();
+        let _ = dumpi::read_calls(&dir, 1e9);
+        let _ = dumpi::read(&dir, &Algorithms::default(), 1e9);
+    }
+}
+
+/// A copy of the sst-dumpi test trace made once per process, whose rank 2 file the property test
+/// overwrites.
+fn scratch_once(name: &str) -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| copy("sst-dumpi-tests", name)).clone()
+}
+
 /// Parse speed on one core: the MG sample's records repeated to about 230 MB, decoded to calls, then
 /// also lowered to a program.
 /// `cargo test --test dumpi parse_speed -- --ignored --nocapture` (the test profile is optimised).
