@@ -131,6 +131,15 @@ pub fn is_dumpi(path: &Path) -> bool {
     Meta::find(path).is_ok()
 }
 
+/// The files the DUMPI trace at `path` (as [`read`] accepts it) is read from: its `.meta` file, then
+/// each rank's file in rank order; for cache keys, which must change when any of them does.
+pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
+    let meta = Meta::find(path)?;
+    let mut files = vec![meta.path.clone()];
+    files.extend((0..meta.ranks).map(|r| meta.rank_file(r)));
+    Ok(files)
+}
+
 fn check_rate(cycles_per_second: f64) -> Result<()> {
     if cycles_per_second.is_finite() && cycles_per_second > 0.0 {
         Ok(())
@@ -144,6 +153,7 @@ fn check_rate(cycles_per_second: f64) -> Result<()> {
 /// The meta file: rank count and where the rank files are.
 #[derive(Debug, Clone)]
 struct Meta {
+    path: PathBuf,
     ranks: u32,
     prefix: PathBuf,
 }
@@ -271,6 +281,7 @@ impl Meta {
             .map(PathBuf::from)
             .unwrap_or_default();
         Ok(Meta {
+            path: path.to_path_buf(),
             ranks,
             prefix: dir.join(base),
         })
