@@ -9,6 +9,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod dumpi;
 pub mod fsin;
 pub mod parser;
 pub mod simgrid;
