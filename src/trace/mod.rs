@@ -10,6 +10,7 @@
 pub mod cache;
 pub mod check;
 pub mod fsin;
+pub mod otf2;
 pub mod parser;
 pub mod simgrid;
 
