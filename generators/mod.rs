@@ -176,8 +176,8 @@ mod test_support {
     /// multisets, and the program validates.
     pub fn assert_matched(p: &Program) {
         p.validate().unwrap();
-        let mut sends: Vec<(u32, u32, u32)> = p.sends().map(|(s, d, _, t)| (s, d, t)).collect();
-        let mut recvs: Vec<(u32, u32, u32)> = (0..p.ranks())
+        let mut sends: Vec<(u32, u32, u64)> = p.sends().map(|(s, d, _, t)| (s, d, t)).collect();
+        let mut recvs: Vec<(u32, u32, u64)> = (0..p.ranks())
             .flat_map(|r| {
                 p.rank_ops(r).iter().filter_map(move |op| match *op {
                     Op::Recv { from, tag } => Some((from, r, tag)),
@@ -210,7 +210,7 @@ mod test_support {
         let n = p.ranks() as usize;
         let mut pc = vec![0usize; n];
         let mut clock = vec![0u64; n];
-        let mut mailbox: HashMap<(u32, u32, u32), VecDeque<u64>> = HashMap::new();
+        let mut mailbox: HashMap<(u32, u32, u64), VecDeque<u64>> = HashMap::new();
         let mut ready: Vec<u32> = (0..p.ranks()).collect();
         let mut max_depth = 0;
         while let Some(r) = ready.pop() {

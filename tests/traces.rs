@@ -81,7 +81,7 @@ fn every_generator_round_trips_and_replays_with_the_same_completion_time() {
         assert!(
             std::fs::read_to_string(&plain)
                 .unwrap()
-                .starts_with("netreplay-trace 2\nranks 64\n")
+                .starts_with("netreplay-trace 3\nranks 64\n")
         );
 
         // The compressed one through the `generate` command.
@@ -186,9 +186,9 @@ fn malformed_traces_report_file_line_and_column() {
     let err = run_error(&format!("trace:file={}", path_str(&path)));
     assert!(err.contains(":3:8: rank 9 out of range 0..8"), "{err}");
 
-    std::fs::write(&path, "netreplay-trace 3\nranks 8\n").unwrap();
+    std::fs::write(&path, "netreplay-trace 4\nranks 8\n").unwrap();
     let err = run_error(&format!("trace:file={}", path_str(&path)));
-    assert!(err.contains(":1:17: unsupported version 3"), "{err}");
+    assert!(err.contains(":1:17: unsupported version 4"), "{err}");
 
     let err = run_error("trace:file=/nonexistent/trace.trc");
     assert!(err.contains("/nonexistent/trace.trc"), "{err}");

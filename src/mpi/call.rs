@@ -57,6 +57,10 @@ pub enum SendMode {
     Standard,
     /// MPI_Ssend / MPI_Issend: completes only once the receive has matched (always rendezvous).
     Synchronous,
+    /// A send the rank never waits for: seed 004's reactive sends, FSIN's queued sends and the native
+    /// format's `send`, whose documented semantics is that the rank goes on at once (the message itself
+    /// still follows the protocol).
+    Detached,
 }
 
 /// One collective operation as the calling rank sees it. Byte counts are MPI's count times the datatype

@@ -248,7 +248,11 @@ pub fn resolve(
             .take(8)
             .map(|(i, _)| comms.world_rank(comm, i as u32).to_string())
             .collect();
-        let w = slot.iter().flatten().next().expect("the waiting rank is there");
+        let w = slot
+            .iter()
+            .flatten()
+            .next()
+            .expect("the waiting rank is there");
         return Err((
             w.pos,
             format!(

@@ -16,9 +16,9 @@
 //!   root).
 
 use super::call::{Call, Collective, CommHandle, ReqHandle, SendMode, Source, Status, TagSel};
+use super::collective_tag;
 use super::collectives::{self, Algorithms};
 use super::comm::{self, Bound, Comms, Handles};
-use super::collective_tag;
 use crate::error::{Error, Result};
 use crate::workload::{Op, Program};
 use ahash::AHashMap;
@@ -256,9 +256,13 @@ impl RankLowering {
                 let b = self.bound(comm, comms)?;
                 let to = self.peer(b, dest, "destination", comms)?;
                 let tag = user_tag(b, tag)?;
+                if mode == SendMode::Detached && req.is_none() {
+                    self.ops.push(Op::Send { to, bytes, tag });
+                    return Ok(());
+                }
                 let id = self.fresh()?;
                 self.ops.push(match mode {
-                    SendMode::Standard => Op::Isend {
+                    SendMode::Standard | SendMode::Detached => Op::Isend {
                         to,
                         bytes,
                         tag,
@@ -539,9 +543,9 @@ impl RankLowering {
         if let Some(members) = comms.members(b.comm) {
             for o in &mut ops {
                 match o {
-                    Op::Send { to, .. }
-                    | Op::Isend { to, .. }
-                    | Op::Issend { to, .. } => *to = members[*to as usize],
+                    Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => {
+                        *to = members[*to as usize]
+                    }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => {
                         *from = members[*from as usize]
                     }

@@ -168,7 +168,9 @@ impl<'p> Ranks<'p> {
         while let Some(op) = ops.get(self.pc[r] as usize) {
             self.pc[r] += 1;
             let sleep = match *op {
-                Op::Send { to, bytes, tag } => self.send(rank, to, bytes, tag, BLOCKING_REQ, false, out),
+                Op::Send { to, bytes, tag } => {
+                    self.send(rank, to, bytes, tag, BLOCKING_REQ, false, out)
+                }
                 Op::Isend {
                     to,
                     bytes,
@@ -312,14 +314,16 @@ impl<'p> Ranks<'p> {
             Some(Arrival::Eager) => true,
             Some(Arrival::Rts(id)) => {
                 self.rendezvous[id as usize].recv_req = req;
-                self.pending.insert((rank, req), Pending::Data { from, tag });
+                self.pending
+                    .insert((rank, req), Pending::Data { from, tag });
                 self.outstanding[rank as usize] += 1;
                 self.control(rank, from, CTS | u64::from(id), out);
                 false
             }
             None => {
                 self.posted.entry(key).or_default().push_back(req);
-                self.pending.insert((rank, req), Pending::Recv { from, tag });
+                self.pending
+                    .insert((rank, req), Pending::Recv { from, tag });
                 self.outstanding[rank as usize] += 1;
                 false
             }
@@ -328,7 +332,14 @@ impl<'p> Ranks<'p> {
 
     /// A message (or a request-to-send) from `from` with `tag` arrived at `to`. Returns true if it
     /// released `to`.
-    fn arrive(&mut self, to: u32, from: u32, tag: u64, arrival: Arrival, out: &mut Vec<Step>) -> bool {
+    fn arrive(
+        &mut self,
+        to: u32,
+        from: u32,
+        tag: u64,
+        arrival: Arrival,
+        out: &mut Vec<Step>,
+    ) -> bool {
         let key = (to, from, tag);
         let Some(queue) = self.posted.get_mut(&key) else {
             self.unexpected.entry(key).or_default().push_back(arrival);
@@ -375,13 +386,16 @@ impl<'p> Ranks<'p> {
     /// advances the rank returned).
     fn consume(&mut self, from: u32, to: u32, token: u64, out: &mut Vec<Step>) -> Option<u32> {
         if token & PROTOCOL == 0 {
-            return self.arrive(to, from, token, Arrival::Eager, out).then_some(to);
+            return self
+                .arrive(to, from, token, Arrival::Eager, out)
+                .then_some(to);
         }
         let id = (token & !KIND) as u32;
         match token & KIND {
             RTS => {
                 let tag = self.rendezvous[id as usize].tag;
-                self.arrive(to, from, tag, Arrival::Rts(id), out).then_some(to)
+                self.arrive(to, from, tag, Arrival::Rts(id), out)
+                    .then_some(to)
             }
             CTS => {
                 let rdv = self.rendezvous[id as usize];
@@ -398,7 +412,8 @@ impl<'p> Ranks<'p> {
                 let rdv = self.rendezvous[id as usize];
                 self.free_rendezvous.push(id);
                 let released = if rdv.recv_req == BLOCKING_REQ {
-                    self.block[rdv.to as usize] == Block::Recv && self.complete(rdv.to, BLOCKING_REQ)
+                    self.block[rdv.to as usize] == Block::Recv
+                        && self.complete(rdv.to, BLOCKING_REQ)
                 } else {
                     self.complete(rdv.to, rdv.recv_req)
                 };

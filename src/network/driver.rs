@@ -5,7 +5,6 @@
 //! (`open_loop.rs`) generate packets at a rate, whatever the network does. Both speak in [`Step`]s, with
 //! ranks mapped to nodes by the placement.
 
-
 /// What a driver asks of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {

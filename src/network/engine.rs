@@ -30,8 +30,8 @@
 //! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
 
 use super::NetworkModel;
-use super::driver::{Consumed, Driver};
 use super::driver::Step;
+use super::driver::{Consumed, Driver};
 use super::wheel::{Event, Wheel};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::rng::Rng;

@@ -148,7 +148,8 @@ pub fn simulate(
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
     let paths = model.routing.build(topo)?;
-    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed).run()?;
+    let (mut outcome, ranks) =
+        engine::Engine::new(topo, model, paths, ranks, rank_node, seed).run()?;
     outcome.attach_mpi(ranks.stats());
     Ok(outcome)
 }

@@ -13,8 +13,8 @@
 //! packet, not one test per node per cycle). The offered load is in phits per node per cycle, as
 //! Booksim's flits/cycle; seed 001's lambda (packets per node per cycle) is load / packet_phits.
 
-use super::driver::{Consumed, Driver};
 use super::driver::Step;
+use super::driver::{Consumed, Driver};
 use crate::rng::Rng;
 use crate::traffic::Destinations;
 use serde::{Deserialize, Serialize};

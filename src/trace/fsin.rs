@@ -132,7 +132,7 @@ pub fn read(path: &Path) -> Result<Program> {
                 dest: to,
                 tag,
                 bytes,
-                mode: SendMode::Standard,
+                mode: SendMode::Detached,
                 req: None,
             },
             Op::Recv { from, tag } => Call::Recv {
@@ -145,7 +145,14 @@ pub fn read(path: &Path) -> Result<Program> {
             Op::Compute { cycles } => Call::Compute { cycles },
             _ => unreachable!("event() decodes sends, receives and computation only"),
         };
-        builder.push(node, call, Pos { file, at: no as u64 });
+        builder.push(
+            node,
+            call,
+            Pos {
+                file,
+                at: no as u64,
+            },
+        );
         Ok(())
     })?;
     builder.finish()

@@ -15,10 +15,10 @@ pub mod parser;
 pub mod simgrid;
 
 use crate::error::{Error, Result};
-use crate::spec::{Entry, Params};
-use crate::workload::{Generator, Op, Program};
 use crate::mpi::MpiModel;
 use crate::mpi::collectives::Algorithms;
+use crate::spec::{Entry, Params};
+use crate::workload::{Generator, Op, Program};
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;

@@ -184,9 +184,7 @@ impl Program {
         for r in 0..n {
             for op in self.rank_ops(r) {
                 let peer = match *op {
-                    Op::Send { to, .. }
-                    | Op::Isend { to, .. }
-                    | Op::Issend { to, .. } => to,
+                    Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => to,
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
                 };

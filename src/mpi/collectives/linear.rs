@@ -79,7 +79,9 @@ mod tests {
     fn vector_collectives_move_the_given_counts() {
         let counts = [5u64, 1, 7, 2, 9];
         let n = counts.len() as u32;
-        let p = Program::from_fn(n, |me, ops| super::gatherv(n, me, 3, counts[me as usize], 1, ops));
+        let p = Program::from_fn(n, |me, ops| {
+            super::gatherv(n, me, 3, counts[me as usize], 1, ops)
+        });
         check_replays(&p);
         assert_eq!(p.sends().map(|s| s.2).sum::<u64>(), 5 + 1 + 7 + 9);
         let p = Program::from_fn(n, |me, ops| super::allgatherv(n, me, &counts, 1, ops));

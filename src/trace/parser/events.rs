@@ -273,7 +273,12 @@ impl Line<'_, '_> {
         self.f.numbers("a size in bytes", u64::MAX)
     }
 
-    fn decode(&mut self, name: &str, nonblocking: bool, out: &mut Vec<Call>) -> Result<(), LineError> {
+    fn decode(
+        &mut self,
+        name: &str,
+        nonblocking: bool,
+        out: &mut Vec<Call>,
+    ) -> Result<(), LineError> {
         let comm = self.comm;
         let req = if nonblocking {
             let (col, req) = self.f.number("a request handle", MAX_REQ)?;
@@ -285,10 +290,12 @@ impl Line<'_, '_> {
             "send" | "ssend" | "isend" | "issend" => {
                 let dest = self.rank("a destination rank")?;
                 let bytes = self.bytes()?;
-                let mode = if name.contains("ssend") {
-                    SendMode::Synchronous
-                } else {
-                    SendMode::Standard
+                // `send` is the format's non-blocking send (the rank goes on at once, as in versions
+                // 1 and 2); `isend` a request; `ssend` and `issend` synchronous.
+                let mode = match name {
+                    "send" => SendMode::Detached,
+                    "isend" => SendMode::Standard,
+                    _ => SendMode::Synchronous,
                 };
                 let (tag, req) = if name.starts_with('i') {
                     let (t, req) = self.tag_then_request(false)?;
@@ -445,7 +452,10 @@ impl Line<'_, '_> {
                         };
                         let (kcol, k) = self.f.expect("a key")?;
                         let key = k.parse::<i64>().map_err(|_| {
-                            (kcol, format!("expected a key (a whole number), found `{k}`"))
+                            (
+                                kcol,
+                                format!("expected a key (a whole number), found `{k}`"),
+                            )
                         })?;
                         Call::CommSplit {
                             parent,

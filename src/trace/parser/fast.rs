@@ -73,7 +73,11 @@ impl<'a> Cursor<'a> {
 
 /// Decodes one line on the fast path: returns the rank and its call, or `None` without changing
 /// anything (the general parser then reads the line).
-pub(super) fn fast_event(line: &[u8], states: &mut [RankState], version: u32) -> Option<(u32, Call)> {
+pub(super) fn fast_event(
+    line: &[u8],
+    states: &mut [RankState],
+    version: u32,
+) -> Option<(u32, Call)> {
     if line.len() > super::MAX_LINE {
         return None;
     }
@@ -86,12 +90,16 @@ pub(super) fn fast_event(line: &[u8], states: &mut [RankState], version: u32) ->
     let tag_ok = |t: u64| t < 1 << 63;
     let word = c.word();
     let (v, k) = c.rest()?;
-    let send = |dest: u64, bytes, tag, req| Call::Send {
+    let send = |dest: u64, bytes, tag, req: Option<u32>| Call::Send {
         comm: WORLD,
         dest: dest as u32,
         tag,
         bytes,
-        mode: SendMode::Standard,
+        mode: if req.is_some() {
+            SendMode::Standard
+        } else {
+            SendMode::Detached
+        },
         req,
     };
     let recv = |src: u64, tag, req| Call::Recv {

@@ -87,11 +87,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A number, or `any` (MPI_ANY_SOURCE / MPI_ANY_TAG) as `None`.
-    pub(super) fn number_or_any(
-        &mut self,
-        what: &str,
-        max: u64,
-    ) -> Result<Option<u64>, LineError> {
+    pub(super) fn number_or_any(&mut self, what: &str, max: u64) -> Result<Option<u64>, LineError> {
         let (col, f) = self.expect(what)?;
         if f == "any" {
             return Ok(None);

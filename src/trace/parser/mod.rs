@@ -79,7 +79,14 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 };
                 used += nl + 1;
                 line_no += 1;
-                builder.push(rank, call, Pos { file: 0, at: line_no as u64 });
+                builder.push(
+                    rank,
+                    call,
+                    Pos {
+                        file: 0,
+                        at: line_no as u64,
+                    },
+                );
             }
             if used > 0 {
                 input.consume(used);
@@ -181,7 +188,14 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 let rank = events::event(content, per_rank, *version, &mut calls)
                     .map_err(|e| at(line_no, e))?;
                 for call in calls.drain(..) {
-                    builder.push(rank, call, Pos { file: 0, at: line_no as u64 });
+                    builder.push(
+                        rank,
+                        call,
+                        Pos {
+                            file: 0,
+                            at: line_no as u64,
+                        },
+                    );
                 }
             }
         }
@@ -209,7 +223,10 @@ fn define_comm(fields: &mut Fields, version: u32, builder: &mut Builder) -> Resu
     }
     let (col, id) = fields.number("a communicator handle", u64::from(u32::MAX))?;
     if id < 2 {
-        return Err((col, "handles 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF".into()));
+        return Err((
+            col,
+            "handles 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF".into(),
+        ));
     }
     let n = u64::from(builder.ranks());
     let members = fields.numbers("a world rank", n.saturating_sub(1))?;
@@ -220,4 +237,3 @@ fn define_comm(fields: &mut Fields, version: u32, builder: &mut Builder) -> Resu
         .define_comm(id as u32, members.into_iter().map(|m| m as u32).collect())
         .map_err(|e| (col, e.to_string()))
 }
-
