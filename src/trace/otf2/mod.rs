@@ -171,7 +171,9 @@ pub struct Stats {
     pub self_messages: u64,
     /// Collective calls by MPI name (one per rank and call).
     pub collectives: BTreeMap<&'static str, u64>,
-    /// Computation calls and their total cycles.
+    /// Messages and bytes per (source, destination) pair of world ranks.
+    pub pairs: BTreeMap<(u32, u32), (u64, u64)>,
+    /// Computation calls.
     pub computes: u64,
     /// Total computation cycles.
     pub compute_cycles: u64,
@@ -218,6 +220,11 @@ impl Calls {
                         .and_then(|m| m.get(dest as usize).copied())
                 };
                 s.self_messages += u64::from(world_dest == Some(rank));
+                if let Some(d) = world_dest {
+                    let e = s.pairs.entry((rank, d)).or_default();
+                    e.0 += 1;
+                    e.1 = e.1.saturating_add(bytes);
+                }
             }
         }
         s
