@@ -50,7 +50,7 @@ fn even_split(total: u64, n: u32) -> Vec<u64> {
 /// in place: the divisor that divides exactly, N first.
 fn share(total: u64, n: u32) -> u64 {
     let n = u64::from(n.max(1));
-    if total % n != 0 && n > 1 && total % (n - 1) == 0 {
+    if !total.is_multiple_of(n) && n > 1 && total.is_multiple_of(n - 1) {
         total / (n - 1)
     } else {
         total / n
@@ -70,7 +70,7 @@ fn scan_block(n: u32, me: u32, sent: u64, recvd: u64) -> u64 {
     let (n, me) = (u64::from(n), u64::from(me));
     let fits = |block: u64, s_mul: u64| s_mul.checked_mul(block) == Some(sent);
     // Without MPI_IN_PLACE: received (me + 1) blocks, sent (n - me).
-    if recvd % (me + 1) == 0 && fits(recvd / (me + 1), n.saturating_sub(me)) {
+    if recvd.is_multiple_of(me + 1) && fits(recvd / (me + 1), n.saturating_sub(me)) {
         return recvd / (me + 1);
     }
     exscan_block(n, me, sent, recvd)
@@ -79,9 +79,9 @@ fn scan_block(n: u32, me: u32, sent: u64, recvd: u64) -> u64 {
 /// The block of an exclusive scan (and of an in-place scan) at rank `me` of `n`.
 fn exscan_block(n: u64, me: u64, sent: u64, recvd: u64) -> u64 {
     let rest = n.saturating_sub(me + 1);
-    if me > 0 && recvd % me == 0 && rest.checked_mul(recvd / me) == Some(sent) {
+    if me > 0 && recvd.is_multiple_of(me) && rest.checked_mul(recvd / me) == Some(sent) {
         recvd / me
-    } else if me == 0 && rest > 0 && sent % rest == 0 {
+    } else if me == 0 && rest > 0 && sent.is_multiple_of(rest) {
         sent / rest
     } else {
         min_nonzero(sent, recvd)

@@ -204,8 +204,7 @@ pub(super) fn read_global(path: &Path, chunk: u64) -> Result<Defs> {
     let mut file = ChunkFile::open(path, chunk, false)?;
     let mut defs = Defs::default();
     let path = file.path().to_string();
-    loop {
-        let Some(mut rec) = file.next()? else { break };
+    while let Some(mut rec) = file.next()? {
         global_record(&mut defs, rec.kind, &mut rec.body).map_err(|f| f.into_error(&path))?;
     }
     Ok(defs)
@@ -348,8 +347,7 @@ pub(super) fn read_local(path: &Path, chunk: u64) -> Result<Mappings> {
     }
     let mut file = ChunkFile::open(path, chunk, false)?;
     let path = file.path().to_string();
-    loop {
-        let Some(mut rec) = file.next()? else { break };
+    while let Some(mut rec) = file.next()? {
         if rec.kind != 5 {
             continue;
         }

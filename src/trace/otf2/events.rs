@@ -46,6 +46,8 @@ pub struct Notes {
     pub unknown_completions: u64,
     /// Cancelled requests.
     pub cancelled: u64,
+    /// Cancellations of sends whose call had already been handed on (kept: a replayed send).
+    pub cancelled_too_late: u64,
     /// Collective records of operations this reader does not know.
     pub unknown_collectives: u64,
     /// Spans with measurement off.
@@ -59,6 +61,7 @@ impl Notes {
         self.unfinished_requests += other.unfinished_requests;
         self.unknown_completions += other.unknown_completions;
         self.cancelled += other.cancelled;
+        self.cancelled_too_late += other.cancelled_too_late;
         self.unknown_collectives += other.unknown_collectives;
         self.measurement_off += other.measurement_off;
     }
@@ -101,6 +104,9 @@ enum Half {
     },
 }
 
+/// Calls gathered before the decoder looks for some to hand on.
+const DRAIN: usize = 1024;
+
 /// Converts tick counts to cycles: rounded, saturating, never negative.
 pub(super) fn cycles(ticks: u64, cycles_per_tick: f64) -> u64 {
     let c = ticks as f64 * cycles_per_tick;
@@ -120,8 +126,12 @@ pub(super) struct RankDecoder<'w> {
     rank: u32,
     maps: Mappings,
     cycles_per_tick: f64,
-    /// The rank's calls with their byte offsets; `None`: a placeholder or a removed call.
+    /// The rank's calls not yet handed on, with their byte offsets; `None`: a placeholder or a
+    /// removed call. `out[i]` is slot `base + i`.
     out: Vec<Option<(Call, u64)>>,
+    base: usize,
+    /// `out` length at which [`RankDecoder::drain`] next looks for calls to hand on.
+    drain_at: usize,
     /// Open MPI regions (id, kind), innermost last.
     mpi: Vec<(u32, MpiRegion)>,
     last_leave: Option<u64>,
@@ -146,6 +156,8 @@ impl<'w> RankDecoder<'w> {
             maps,
             cycles_per_tick: cycles_per_second / world.ticks_per_second as f64,
             out: Vec::new(),
+            base: 0,
+            drain_at: DRAIN,
             mpi: Vec::new(),
             last_leave: None,
             pending_ticks: 0,
@@ -174,13 +186,27 @@ impl<'w> RankDecoder<'w> {
     fn emit(&mut self, call: Call, at: u64) -> usize {
         self.flush_compute();
         self.out.push(Some((call, at)));
-        self.out.len() - 1
+        self.base + self.out.len() - 1
     }
 
     fn reserve(&mut self) -> usize {
         self.flush_compute();
         self.out.push(None);
-        self.out.len() - 1
+        self.base + self.out.len() - 1
+    }
+
+    /// Replaces the call at `slot`; `false` if it was already handed on.
+    fn set(&mut self, slot: usize, call: Option<(Call, u64)>) -> bool {
+        match slot
+            .checked_sub(self.base)
+            .and_then(|i| self.out.get_mut(i))
+        {
+            Some(s) => {
+                *s = call;
+                true
+            }
+            None => false,
+        }
     }
 
     fn alloc(&mut self) -> ReqHandle {
@@ -194,7 +220,7 @@ impl<'w> RankDecoder<'w> {
     /// Records request `id` as open, dropping a stale request of the same id.
     fn open(&mut self, id: u64, req: Req) {
         if let Some(Req::Recv { handle, slot, .. }) = self.reqs.insert(id, req) {
-            self.out[slot] = None;
+            self.set(slot, None);
             self.free.push(handle);
             self.notes.unfinished_requests += 1;
         }
@@ -485,7 +511,7 @@ impl<'w> RankDecoder<'w> {
                 };
                 match posted {
                     Some((handle, slot, posted_at)) => {
-                        self.out[slot] = Some((recv(Some(handle)), posted_at));
+                        self.set(slot, Some((recv(Some(handle)), posted_at)));
                         self.emit(
                             Call::Wait {
                                 req: handle,
@@ -507,9 +533,12 @@ impl<'w> RankDecoder<'w> {
                 let id = c.u64c("request id")?;
                 if let Some(req) = self.reqs.remove(&id) {
                     let (handle, slot) = req.parts();
-                    self.out[slot] = None;
+                    if self.set(slot, None) {
+                        self.notes.cancelled += 1;
+                    } else {
+                        self.notes.cancelled_too_late += 1;
+                    }
                     self.free.push(handle);
-                    self.notes.cancelled += 1;
                 }
             }
             23 => {
@@ -547,8 +576,29 @@ impl<'w> RankDecoder<'w> {
         Ok(())
     }
 
-    /// The rank's calls in program order, with their byte offsets.
-    pub fn finish(mut self) -> (Vec<(Call, u64)>, Notes) {
+    /// Hands the calls that can no longer change (those before the oldest open request) to `f`, in
+    /// program order, once enough have gathered: event files stream through in bounded memory.
+    pub fn drain(&mut self, f: impl FnMut(Call, u64)) {
+        if self.out.len() < self.drain_at {
+            return;
+        }
+        let oldest = self.reqs.values().map(|r| r.parts().1).min();
+        let end = oldest.map_or(self.out.len(), |s| s.saturating_sub(self.base));
+        self.hand_on(end, f);
+        // A long-open request keeps calls back: look again only once as many more have come.
+        self.drain_at = DRAIN.max(2 * self.out.len());
+    }
+
+    fn hand_on(&mut self, end: usize, mut f: impl FnMut(Call, u64)) {
+        let end = end.min(self.out.len());
+        for (call, at) in self.out.drain(..end).flatten() {
+            f(call, at);
+        }
+        self.base += end;
+    }
+
+    /// Hands the rest of the rank's calls to `f` and says what was skipped.
+    pub fn finish(mut self, f: impl FnMut(Call, u64)) -> Notes {
         self.flush_half();
         self.flush_compute();
         self.notes.unfinished_requests += self
@@ -556,6 +606,7 @@ impl<'w> RankDecoder<'w> {
             .values()
             .filter(|r| matches!(r, Req::Recv { .. }))
             .count() as u64;
-        (self.out.into_iter().flatten().collect(), self.notes)
+        self.hand_on(self.out.len(), f);
+        self.notes
     }
 }

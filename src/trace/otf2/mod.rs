@@ -287,15 +287,13 @@ impl Opened {
             let name = file.path().to_string();
             let fid = sink.file(&name);
             let mut dec = events::RankDecoder::new(&self.world, rank, maps, cycles_per_second);
+            let mut push = |call, at| sink.push(rank, call, Pos { file: fid, at });
             while let Some(mut rec) = file.next()? {
                 dec.record(rec.kind, rec.at, rec.time, &mut rec.body)
                     .map_err(|f| f.into_error(&name))?;
+                dec.drain(&mut push);
             }
-            let (calls, n) = dec.finish();
-            notes.add(&n);
-            for (call, at) in calls {
-                sink.push(rank, call, Pos { file: fid, at });
-            }
+            notes.add(&dec.finish(push));
         }
         Ok(notes)
     }

@@ -182,6 +182,90 @@ fn nonblocking_calls_post_at_the_request_and_complete_at_the_wait() {
 }
 
 #[test]
+fn calls_stream_out_around_a_long_open_receive() {
+    // Rank 1 posts a receive, then receives 3000 messages, then completes the first: the decoder
+    // hands calls on in chunks but keeps the posted receive's place.
+    let mut s = Spec::new(2);
+    let first = Ev::Isend {
+        to: 1,
+        comm: 0,
+        tag: 1,
+        len: 9,
+        req: 7,
+    };
+    s.call(0, "MPI_Isend", 0, 1, vec![first]);
+    s.call(1, "MPI_Irecv", 0, 1, vec![Ev::IrecvRequest(1)]);
+    for i in 0..3000 {
+        let t = 2 + 2 * i;
+        s.call(
+            0,
+            "MPI_Send",
+            t,
+            t + 1,
+            vec![Ev::Send {
+                to: 1,
+                comm: 0,
+                tag: 2,
+                len: 3,
+            }],
+        );
+        s.call(
+            1,
+            "MPI_Recv",
+            t,
+            t + 1,
+            vec![Ev::Recv {
+                from: 0,
+                comm: 0,
+                tag: 2,
+                len: 3,
+            }],
+        );
+    }
+    s.call(0, "MPI_Wait", 7000, 7001, vec![Ev::IsendComplete(7)]);
+    let done = Ev::Irecv {
+        from: 0,
+        comm: 0,
+        tag: 1,
+        len: 9,
+        req: 1,
+    };
+    s.call(1, "MPI_Wait", 7000, 7001, vec![done]);
+    let c = calls(&s, "long-open");
+    let r1: Vec<&Call> = c.calls[1]
+        .iter()
+        .filter(|c| !matches!(c, Call::Compute { .. }))
+        .collect();
+    assert_eq!(r1.len(), 3002);
+    assert!(matches!(
+        r1[0],
+        Call::Recv {
+            tag: TagSel::Tag(1),
+            req: Some(0),
+            ..
+        }
+    ));
+    assert!(r1[1..3001].iter().all(|c| matches!(
+        c,
+        Call::Recv {
+            tag: TagSel::Tag(2),
+            req: None,
+            ..
+        }
+    )));
+    assert_eq!(
+        r1[3001],
+        &Call::Wait {
+            req: 0,
+            status: None
+        }
+    );
+    let anchor = s.write(&scratch("long-open-read"));
+    let p = read(&anchor, &Algorithms::default(), 1e9).unwrap();
+    assert_eq!(p.sends().count(), 3001);
+}
+
+#[test]
 fn sendrecv_and_ssend_regions_shape_the_calls() {
     let mut s = Spec::new(2);
     for (me, peer, st, rt) in [(0, 1, 1, 2), (1, 0, 2, 1)] {
@@ -551,4 +635,81 @@ proptest! {
         let _ = read_calls(&anchor, 1e9);
         let _ = read(&anchor, &Algorithms::default(), 1e9);
     }
+}
+
+/// Decoding speed on a synthetic 8-rank archive of ~50 MB (ring exchanges and allreduces, 1 MiB
+/// chunks): `cargo test --release --lib otf2::tests::parse_speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn parse_speed() {
+    let (ranks, iters) = (8u32, 40_000u64);
+    let mut s = Spec::new(ranks);
+    s.event_chunk = 1 << 20;
+    for r in 0..ranks {
+        let (next, prev) = ((r + 1) % ranks, (r + ranks - 1) % ranks);
+        for i in 0..iters {
+            let t = i * 1000;
+            let isend = Ev::Isend {
+                to: next,
+                comm: 0,
+                tag: 1,
+                len: 4096,
+                req: 2 * i,
+            };
+            s.call(r, "MPI_Isend", t, t + 10, vec![isend]);
+            s.call(
+                r,
+                "MPI_Irecv",
+                t + 20,
+                t + 30,
+                vec![Ev::IrecvRequest(2 * i + 1)],
+            );
+            let irecv = Ev::Irecv {
+                from: prev,
+                comm: 0,
+                tag: 1,
+                len: 4096,
+                req: 2 * i + 1,
+            };
+            s.call(
+                r,
+                "MPI_Waitall",
+                t + 40,
+                t + 50,
+                vec![Ev::IsendComplete(2 * i), irecv],
+            );
+            let ar = Ev::CollEnd {
+                op: 11,
+                comm: 0,
+                root: u32::MAX,
+                sent: 64,
+                recvd: 64,
+            };
+            s.call(r, "MPI_Allreduce", t + 60, t + 70, vec![Ev::CollBegin, ar]);
+        }
+    }
+    let dir = scratch("speed");
+    let anchor = s.write(&dir);
+    drop(s);
+    let bytes: u64 = std::fs::read_dir(dir.join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    let mb = bytes as f64 / 1e6;
+    let t = std::time::Instant::now();
+    let c = read_calls(&anchor, 1e9).unwrap();
+    let decode = t.elapsed().as_secs_f64();
+    assert_eq!(c.stats().messages, u64::from(ranks) * iters);
+    drop(c);
+    let t = std::time::Instant::now();
+    let p = read(&anchor, &Algorithms::default(), 1e9).unwrap();
+    let full = t.elapsed().as_secs_f64();
+    assert_eq!(p.ranks(), ranks);
+    println!(
+        "OTF2 parse speed: {mb:.1} MB of event files; decode to calls {decode:.3} s = {:.0} MB/s; \
+         decode and lower to a program {full:.3} s = {:.0} MB/s",
+        mb / decode,
+        mb / full
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -299,7 +299,7 @@ fn mpi_locations(defs: &Defs) -> Result<Vec<u64>, String> {
 }
 
 /// The communicator a record names, after the location's id map.
-pub(super) fn comm<'w>(world: &'w World, id: u32) -> Result<&'w CommInfo, String> {
+pub(super) fn comm(world: &World, id: u32) -> Result<&CommInfo, String> {
     world.comms.get(&id).ok_or_else(|| {
         if id == defs::UNDEFINED {
             "the record names no communicator (OTF2_UNDEFINED_COMM)".to_string()
