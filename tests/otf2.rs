@@ -208,6 +208,10 @@ fn archives_are_recognised_by_their_anchor_file() {
         assert!(!otf2::is_otf2(&sample(e.name).join("traces.def")));
     }
     assert!(!otf2::is_otf2(&sample("../bt-size1000-16.trc")));
+    assert!(!otf2::is_otf2(&sample("../simgrid")));
+    let files = otf2::sources(&sample("tracer-stencil4d-32")).unwrap();
+    assert_eq!(files.len(), 2 + 2 * 32);
+    assert!(files[0].ends_with("traces.otf2") && files[1].ends_with("traces.def"));
     assert!(!otf2::is_otf2(&sample("no-such-archive")));
 }
 

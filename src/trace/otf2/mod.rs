@@ -97,17 +97,31 @@ impl Archive {
 }
 
 /// Whether `path` is an OTF2 archive: an anchor file (by its first bytes: OTF2's chunk header and the
-/// magic string `OTF2`), or a folder holding `traces.otf2`.
+/// magic string `OTF2`), or a folder holding one (`traces.otf2`, or a single `*.otf2` file).
 pub fn is_otf2(path: &Path) -> bool {
-    let anchor = if path.is_dir() {
-        path.join("traces.otf2")
-    } else {
-        path.to_path_buf()
+    let Ok(archive) = Archive::locate(path) else {
+        return false;
     };
     let mut head = [0u8; 7];
-    std::fs::File::open(anchor)
+    std::fs::File::open(&archive.anchor)
         .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
         .is_ok_and(|()| defs::is_anchor_start(&head))
+}
+
+/// The files of the archive at `path` (anchor, global definitions, every per-location file), sorted:
+/// what a cache of the decoded trace must depend on.
+pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
+    let archive = Archive::locate(path)?;
+    let mut files: Vec<PathBuf> = match std::fs::read_dir(&archive.locations) {
+        Ok(dir) => dir
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|e| e == "evt" || e == "def"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    files.sort();
+    files.splice(0..0, [archive.anchor, archive.global_defs]);
+    Ok(files)
 }
 
 /// Where decoded calls go: the MPI layer's builder, or a collection for statistics.
