@@ -392,17 +392,20 @@ impl ChunkFile {
                 .checked_add(body_len)
                 .filter(|&e| e <= self.len)
                 .ok_or_else(|| {
+                    let left = self.len.saturating_sub(body_start);
                     self.fault(
                         at,
-                        format!(
-                            "record of type {kind} is {body_len} bytes long but its chunk has {} left{}",
-                            self.len.saturating_sub(body_start),
-                            if self.len < self.chunk_size {
-                                " (truncated file?)"
-                            } else {
-                                ""
-                            }
-                        ),
+                        if self.len < self.chunk_size {
+                            format!(
+                                "truncated: the file ends inside a record of type {kind} \
+                                 ({body_len} bytes long, {left} left)"
+                            )
+                        } else {
+                            format!(
+                                "record of type {kind} is {body_len} bytes long but its chunk \
+                                 has {left} left"
+                            )
+                        },
                     )
                 })?;
             self.pos = end;

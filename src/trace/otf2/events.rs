@@ -28,44 +28,13 @@
 //!
 //! Request ids are Score-P's 64-bit ones; the calls use rank-local handles, reused once completed.
 
+use super::Notes;
 use super::buffer::{Cursor, Fault};
 use super::coll::{self, Converted};
 use super::defs::{Mappings, UNDEFINED};
 use super::world::{self, CommInfo, MpiRegion, RegionKind, World};
 use crate::mpi::{Call, CommHandle, ReqHandle, SendMode, Source, TagSel};
 use ahash::AHashMap;
-
-/// What the decoder skipped or approximated, for reports.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Notes {
-    /// Non-blocking collective regions (MPI_Iallreduce...): no records tell their traffic.
-    pub nonblocking_collectives: u64,
-    /// Receive requests never completed in the trace.
-    pub unfinished_requests: u64,
-    /// Completions of requests the trace never posted (posted while measurement was off).
-    pub unknown_completions: u64,
-    /// Cancelled requests.
-    pub cancelled: u64,
-    /// Cancellations of sends whose call had already been handed on (kept: a replayed send).
-    pub cancelled_too_late: u64,
-    /// Collective records of operations this reader does not know.
-    pub unknown_collectives: u64,
-    /// Spans with measurement off.
-    pub measurement_off: u64,
-}
-
-impl Notes {
-    /// Adds `other`'s counts.
-    pub fn add(&mut self, other: &Notes) {
-        self.nonblocking_collectives += other.nonblocking_collectives;
-        self.unfinished_requests += other.unfinished_requests;
-        self.unknown_completions += other.unknown_completions;
-        self.cancelled += other.cancelled;
-        self.cancelled_too_late += other.cancelled_too_late;
-        self.unknown_collectives += other.unknown_collectives;
-        self.measurement_off += other.measurement_off;
-    }
-}
 
 /// An open request.
 #[derive(Debug, Clone, Copy)]

@@ -13,9 +13,11 @@
 //! resolution; computation between MPI calls becomes `seconds x cycles_per_second` cycles.
 //!
 //! Not replayed, with the reason: non-blocking collectives that Score-P records as regions only
-//! (MPI_Iallreduce... before Score-P 7: nothing says what they moved), and in later Score-P versions
-//! their NonBlockingCollective records; one-sided (RMA) communication; intercommunicators; events of
-//! locations that are not MPI ranks (OpenMP threads, GPUs); time spent with measurement switched off.
+//! (MPI_Iallreduce... before Score-P 7: nothing says what they moved; the time inside those regions,
+//! like that of every MPI call, is not computation either), and in later Score-P versions their
+//! NonBlockingCollective records; one-sided (RMA) communication; intercommunicators; events of
+//! locations that are not MPI ranks (OpenMP threads, GPUs); time spent with measurement switched off;
+//! the clock offsets of the local definitions (a rank's durations are differences of its own clock).
 //! [`Notes`] counts what was skipped. Encoding details, streaming and robustness are in `buffer.rs`:
 //! event files are read one chunk at a time, and any byte sequence gives a positioned error, never a
 //! panic.
@@ -26,11 +28,11 @@ mod defs;
 mod events;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_input;
 mod world;
 #[cfg(test)]
 pub(crate) mod writer;
-
-pub use events::Notes;
 
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
@@ -122,6 +124,38 @@ pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
     files.sort();
     files.splice(0..0, [archive.anchor, archive.global_defs]);
     Ok(files)
+}
+
+/// What the decoder skipped or approximated, for reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// Non-blocking collective regions (MPI_Iallreduce...): no records tell their traffic.
+    pub nonblocking_collectives: u64,
+    /// Receive requests never completed in the trace.
+    pub unfinished_requests: u64,
+    /// Completions of requests the trace never posted (posted while measurement was off).
+    pub unknown_completions: u64,
+    /// Cancelled requests.
+    pub cancelled: u64,
+    /// Cancellations of sends whose call had already been handed on (kept: a replayed send).
+    pub cancelled_too_late: u64,
+    /// Collective records of operations this reader does not know.
+    pub unknown_collectives: u64,
+    /// Spans with measurement off.
+    pub measurement_off: u64,
+}
+
+impl Notes {
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: &Notes) {
+        self.nonblocking_collectives += other.nonblocking_collectives;
+        self.unfinished_requests += other.unfinished_requests;
+        self.unknown_completions += other.unknown_completions;
+        self.cancelled += other.cancelled;
+        self.cancelled_too_late += other.cancelled_too_late;
+        self.unknown_collectives += other.unknown_collectives;
+        self.measurement_off += other.measurement_off;
+    }
 }
 
 /// Where decoded calls go: the MPI layer's builder, or a collection for statistics.

@@ -13,6 +13,7 @@ pub(crate) struct Attrs {
 }
 
 impl Attrs {
+    /// Empty attributes in the given byte order.
     pub fn new(big: bool) -> Attrs {
         Attrs {
             big,
@@ -29,16 +30,19 @@ impl Attrs {
         }
     }
 
+    /// One byte.
     pub fn u8(&mut self, v: u8) -> &mut Self {
         self.bytes.push(v);
         self
     }
 
+    /// A full 8-byte integer.
     pub fn full(&mut self, v: u64) -> &mut Self {
         self.int(v, 8);
         self
     }
 
+    /// A full 4-byte integer.
     pub fn full32(&mut self, v: u32) -> &mut Self {
         self.int(u64::from(v), 4);
         self
@@ -55,14 +59,17 @@ impl Attrs {
         self
     }
 
+    /// A compressed 32-bit integer.
     pub fn u32c(&mut self, v: u32) -> &mut Self {
         self.compressed(u64::from(v), u64::from(u32::MAX))
     }
 
+    /// A compressed 64-bit integer.
     pub fn u64c(&mut self, v: u64) -> &mut Self {
         self.compressed(v, u64::MAX)
     }
 
+    /// A NUL-terminated string.
     pub fn string(&mut self, s: &str) -> &mut Self {
         self.bytes.extend(s.as_bytes());
         self.bytes.push(0);
@@ -84,6 +91,7 @@ pub(crate) struct ChunkWriter {
 }
 
 impl ChunkWriter {
+    /// A file of `chunk`-byte chunks; `events` for event files (counted events, timestamps).
     pub fn new(chunk: u64, big: bool, events: bool) -> ChunkWriter {
         let mut w = ChunkWriter {
             big,
