@@ -11,6 +11,7 @@ pub mod cache;
 pub mod check;
 pub mod dumpi;
 pub mod fsin;
+pub mod otf2;
 pub mod parser;
 pub mod simgrid;
 
