@@ -1,11 +1,18 @@
-//! Trace parse speed: MB/s of native trace text, plain and zstd-compressed, and the cached re-run.
+//! Trace parse speed on one core, in MB/s of trace files.
 //!
-//! `cargo bench --bench trace_parse` writes a 256 MB trace (1024 ranks of sends, receives,
+//! Native: `cargo bench --bench trace_parse` writes a 256 MB trace (1024 ranks of sends, receives,
 //! non-blocking requests and computation, the mix an MPI application produces) into the bench's
 //! scratch folder; `cargo bench --bench trace_parse -- MB` writes MB megabytes instead (1024 for the
 //! 1 GB case of issue 3). It then times reading the plain file, the zstd file, a first cached read
 //! (parse + cache write) and a cached re-run (hash + decode, no parsing), printing MB/s of text.
+//!
+//! DUMPI: the records of the NPB MG sample (`traces/dumpi/npb3.3-mpich/mg.S.16`) repeated into
+//! 16 rank files of about 230 MB in all, decoded to MPI calls, then read (decode + MPI layer).
+//! OTF2: the TraceR 64-rank stencil sample (`traces/otf2/tracer-stencil4d-64`, 64 event files)
+//! decoded and read over and over, about 200 MB of trace files in all.
+//! `cargo bench --bench trace_parse -- native|dumpi|otf2` runs one part only.
 
+use netreplay::mpi::collectives::Algorithms;
 use netreplay::trace::{self, ReadOptions, cache};
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -51,13 +58,95 @@ fn generate(path: &Path, mb: u64) -> (u64, u64) {
 }
 
 fn main() {
-    let mb: u64 = std::env::args()
-        .skip(1)
-        .find(|a| !a.starts_with("--"))
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(256);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mb: u64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(256);
+    let parts = ["native", "dumpi", "otf2"];
+    let only: Vec<&str> = parts
+        .into_iter()
+        .filter(|p| args.iter().any(|a| a == p))
+        .collect();
+    let run = |part: &str| only.is_empty() || only.contains(&part);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-traces");
     std::fs::create_dir_all(&dir).unwrap();
+    if run("native") {
+        native(&dir, mb);
+    }
+    if run("dumpi") {
+        dumpi(&dir);
+    }
+    if run("otf2") {
+        otf2();
+    }
+}
+
+/// Times `f` over `bytes` of trace files and prints MB/s.
+fn rate(label: &str, bytes: u64, f: impl FnOnce() -> usize) {
+    let t = Instant::now();
+    let n = f();
+    let s = t.elapsed().as_secs_f64();
+    println!(
+        "{label:<34} {s:>7.2} s  {:>8.1} MB/s  ({n} calls or ops)",
+        bytes as f64 / 1e6 / s
+    );
+}
+
+fn op_count(p: &netreplay::workload::Program) -> usize {
+    (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum()
+}
+
+fn dumpi(dir: &Path) {
+    let dir = dir.join("dumpi-mg");
+    std::fs::create_dir_all(&dir).unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/dumpi/npb3.3-mpich/mg.S.16");
+    let mut total = 0u64;
+    for e in std::fs::read_dir(&src).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_owned();
+        if p.extension().is_some_and(|x| x == "bin") {
+            let big = repeat_records(&std::fs::read(&p).unwrap(), 220);
+            total += big.len() as u64;
+            std::fs::write(dir.join(name), big).unwrap();
+        } else if p.extension().is_some_and(|x| x == "meta") {
+            std::fs::copy(&p, dir.join(name)).unwrap();
+        }
+    }
+    rate("DUMPI decode (MG x 220)", total, || {
+        let d = trace::dumpi::read_calls(&dir, 1e9).unwrap();
+        d.calls.iter().map(Vec::len).sum()
+    });
+    rate("DUMPI read (decode + MPI layer)", total, || {
+        op_count(&trace::dumpi::read(&dir, &Algorithms::default(), 1e9).unwrap())
+    });
+}
+
+fn otf2() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/otf2/tracer-stencil4d-64");
+    let size: u64 = trace::otf2::sources(&src)
+        .unwrap()
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    let times = (200_000_000 / size).max(1);
+    rate(
+        &format!("OTF2 decode (stencil-64 x {times})"),
+        size * times,
+        || {
+            (0..times)
+                .map(|_| {
+                    let c = trace::otf2::read_calls(&src, 1e9).unwrap();
+                    c.calls.iter().map(Vec::len).sum::<usize>()
+                })
+                .sum()
+        },
+    );
+    rate("OTF2 read (decode + MPI layer)", size * times, || {
+        (0..times)
+            .map(|_| op_count(&trace::otf2::read(&src, &Algorithms::default(), 1e9).unwrap()))
+            .sum()
+    });
+}
+
+fn native(dir: &Path, mb: u64) {
     let plain = dir.join(format!("bench-{mb}MB.trc"));
     let t = Instant::now();
     let (size, events) = generate(&plain, mb);
@@ -114,4 +203,43 @@ fn main() {
         .sum::<u64>() as f64
         / 1e6;
     println!("cache file {cache_mb:.1} MB");
+}
+
+/// A rank file whose records between MPI_Init and MPI_Finalize are repeated `times` times, its index
+/// moved to match (the footer's counts are left as they were).
+fn repeat_records(file: &[u8], times: usize) -> Vec<u8> {
+    let word = |at: usize| u64::from_be_bytes(file[at..at + 8].try_into().unwrap()) as usize;
+    let index = file.len() - 64;
+    let (header, body) = (word(index + 32), word(index + 40));
+    // MPI_Init: id, mask 0x4f, thread, CPU and wall times (29 bytes), argc, argc strings.
+    let mut init_end = body + 8 + 29;
+    let argc = u32::from_be_bytes(file[init_end..init_end + 4].try_into().unwrap());
+    init_end += 4;
+    for _ in 0..argc {
+        let n = u32::from_be_bytes(file[init_end..init_end + 4].try_into().unwrap()) as usize;
+        init_end += 4 + n;
+    }
+    let finalize = header - 2 - 29;
+    assert_eq!(
+        &file[finalize..finalize + 2],
+        &[0, 125],
+        "MPI_Finalize ends the records"
+    );
+    let middle = &file[init_end..finalize];
+    let shift = (middle.len() * (times - 1)) as u64;
+    let mut out = file[..init_end].to_vec();
+    for _ in 0..times {
+        out.extend_from_slice(middle);
+    }
+    out.extend_from_slice(&file[finalize..index]);
+    for k in 0..8 {
+        let v = word(index + 8 * k) as u64;
+        let moved = if k > 0 && v as usize > body {
+            v + shift
+        } else {
+            v
+        };
+        out.extend_from_slice(&moved.to_be_bytes());
+    }
+    out
 }

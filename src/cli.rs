@@ -150,11 +150,13 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum TraceAction {
-    /// Parse a trace (any format), print ranks, messages, bytes and a communication-matrix summary,
-    /// and check that every send has its receive and every request is waited on (exit 1 if not).
+    /// Parse a trace (any format), print ranks, messages, bytes, a communication-matrix summary and
+    /// the MPI calls by kind and communicator, and check that every send has its receive and every
+    /// request is waited on (exit 1 if not).
     #[command(alias = "stats")]
     Check {
-        /// The trace file (native, SimGrid or FSIN; zstd recognised by its magic bytes).
+        /// The trace (native, SimGrid, FSIN, an OTF2 archive or a DUMPI .meta, or their folder; zstd
+        /// recognised by its magic bytes).
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -290,7 +292,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json },
         } => {
-            let wl = workload::build(&format!("trace:file={}", file.display()))?;
+            // Read afresh (no cache): the counts of the MPI calls come from the readers.
+            let wl = workload::build(&format!("trace:file={},cache=off", file.display()))?;
             let ranks = wl.generator.ranks().unwrap_or(0);
             let c = trace::check::check(&wl.generator.generate(ranks)?);
             print!(

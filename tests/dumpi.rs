@@ -245,29 +245,30 @@ fn every_sample_replays_on_a_fat_tree_and_a_torus() {
 }
 
 /// The same NPB runs traced by SimGrid (`traces/simgrid/npb3.3/`): equal point-to-point messages and
-/// bytes (IS 15 / 60, MG 6,704 / 3,890,944), and equal totals once collectives are expanded (IS 6,044 /
-/// 4,169,496, MG 12,840 / 3,957,440, the figures of the SimGrid samples' README).
+/// bytes (IS 15 / 60, MG 6,704 / 3,890,944), and equal totals once collectives are expanded by the
+/// same algorithms, under MPICH's selection and under `select=fixed`, where they are the figures of
+/// the SimGrid samples' README (IS 6,044 / 4,169,496, MG 12,840 / 3,957,440).
 #[test]
 fn npb_kernels_traced_by_dumpi_and_simgrid_agree() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/simgrid/npb3.3");
-    for k in ["is", "mg"] {
-        let d = dumpi::read(
-            &sample(&format!("npb3.3-mpich/{k}.S.16")),
-            &Algorithms::default(),
-            1e9,
-        )
-        .unwrap();
-        let index = root.join(format!("{k}.S.16/{k}.S.16.txt"));
-        let s = netreplay::trace::simgrid::read(&index, &Algorithms::default(), Default::default())
-            .unwrap_or_else(|e| panic!("{k}: {e}"));
-        assert_eq!(
-            point_to_point(&d),
-            point_to_point(&s),
-            "{k}: point-to-point"
-        );
-        // The collectives too, expanded by the same algorithms: every message of the run.
-        let all = |p: &Program| p.sends().fold((0, 0), |(m, b), s| (m + 1, b + s.2));
-        assert_eq!(all(&d), all(&s), "{k}: all messages");
+    for (k, readme) in [("is", (6_044, 4_169_496)), ("mg", (12_840, 3_957_440))] {
+        for algorithms in [Algorithms::MPICH, Algorithms::FIXED] {
+            let d =
+                dumpi::read(&sample(&format!("npb3.3-mpich/{k}.S.16")), &algorithms, 1e9).unwrap();
+            let index = root.join(format!("{k}.S.16/{k}.S.16.txt"));
+            let s = netreplay::trace::simgrid::read(&index, &algorithms, Default::default())
+                .unwrap_or_else(|e| panic!("{k}: {e}"));
+            assert_eq!(
+                point_to_point(&d),
+                point_to_point(&s),
+                "{k}: point-to-point"
+            );
+            let all = |p: &Program| p.sends().fold((0, 0), |(m, b), s| (m + 1, b + s.2));
+            assert_eq!(all(&d), all(&s), "{k}: all messages, {algorithms:?}");
+            if algorithms == Algorithms::FIXED {
+                assert_eq!(all(&d), readme, "{k}: the README's figures");
+            }
+        }
     }
 }
 
@@ -352,83 +353,43 @@ fn scratch_once(name: &str) -> PathBuf {
     DIR.get_or_init(|| copy("sst-dumpi-tests", name)).clone()
 }
 
-/// Parse speed on one core: the MG sample's records repeated to about 230 MB, decoded to calls, then
-/// also lowered to a program.
-/// `cargo test --test dumpi parse_speed -- --ignored --nocapture` (the test profile is optimised).
+/// `trace stats` on a DUMPI folder: the MPI calls of NPB IS by kind and communicator, as its
+/// `SUMMARY.txt` counts them (15 MPI_Send of 4 bytes, 15 receives; per call on MPI_COMM_WORLD:
+/// allreduce 11, alltoall 11, alltoallv 11, reduce 2, bcast 1), and the matching check passes.
 #[test]
-#[ignore]
-fn parse_speed() {
-    let dir = scratch("speed");
-    let src = sample("npb3.3-mpich/mg.S.16");
-    let mut total = 0u64;
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_owned();
-        if p.extension().is_some_and(|x| x == "bin") {
-            let big = repeat_records(&std::fs::read(&p).unwrap(), 220);
-            total += big.len() as u64;
-            std::fs::write(dir.join(name), big).unwrap();
-        } else {
-            std::fs::copy(&p, dir.join(name)).unwrap();
-        }
-    }
-    let t = std::time::Instant::now();
-    let d = dumpi::read_calls(&dir, 1e9).unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    let calls: usize = d.calls.iter().map(Vec::len).sum();
-    println!(
-        "DUMPI decode: {:.0} MB in {secs:.2} s = {:.0} MB/s ({} records, {calls} calls)",
-        total as f64 / 1e6,
-        total as f64 / 1e6 / secs,
-        d.total_calls()
+fn trace_stats_counts_the_calls_of_a_dumpi_trace() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(["trace", "stats", "--json"])
+        .arg(sample("npb3.3-mpich/is.S.16"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert_eq!(d.bytes, total);
-    drop(d);
-    let t = std::time::Instant::now();
-    let p = dumpi::read(&dir, &Algorithms::default(), 1e9).unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    println!(
-        "DUMPI read (decode + MPI layer): {:.0} MB/s ({} ops)",
-        total as f64 / 1e6 / secs,
-        (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum::<usize>()
-    );
-}
-
-/// A rank file whose records between MPI_Init and MPI_Finalize are repeated `times` times, its index
-/// moved to match (the footer's counts are left as they were).
-fn repeat_records(file: &[u8], times: usize) -> Vec<u8> {
-    let word = |at: usize| u64::from_be_bytes(file[at..at + 8].try_into().unwrap()) as usize;
-    let index = file.len() - 64;
-    let (header, body) = (word(index + 32), word(index + 40));
-    // MPI_Init: id, mask 0x4f, thread, CPU and wall times (29 bytes), argc, argc strings.
-    let mut init_end = body + 8 + 29;
-    let argc = u32::from_be_bytes(file[init_end..init_end + 4].try_into().unwrap());
-    init_end += 4;
-    for _ in 0..argc {
-        let n = u32::from_be_bytes(file[init_end..init_end + 4].try_into().unwrap()) as usize;
-        init_end += 4 + n;
-    }
-    let finalize = header - 2 - 29;
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["ranks"], 16);
+    assert_eq!(j["ok"], true);
+    let calls = &j["calls"];
+    assert_eq!(calls["point_to_point"]["send"]["calls"], 15);
+    assert_eq!(calls["point_to_point"]["send"]["bytes"], 60);
+    assert_eq!(calls["receives"], 15);
+    assert_eq!(calls["communicators"], 0);
+    let world = &calls["collectives"][0];
     assert_eq!(
-        &file[finalize..finalize + 2],
-        &[0, 125],
-        "MPI_Finalize ends the records"
+        (world["comm"].clone(), world["size"].clone()),
+        (0.into(), 16.into())
     );
-    let middle = &file[init_end..finalize];
-    let shift = (middle.len() * (times - 1)) as u64;
-    let mut out = file[..init_end].to_vec();
-    for _ in 0..times {
-        out.extend_from_slice(middle);
+    for (kind, n) in [
+        ("allreduce", 11),
+        ("alltoall", 11),
+        ("alltoallv", 11),
+        ("reduce", 2),
+        ("bcast", 1),
+    ] {
+        assert_eq!(world["calls"][kind], n, "{kind}");
     }
-    out.extend_from_slice(&file[finalize..index]);
-    for k in 0..8 {
-        let v = word(index + 8 * k) as u64;
-        let moved = if k > 0 && v as usize > body {
-            v + shift
-        } else {
-            v
-        };
-        out.extend_from_slice(&moved.to_be_bytes());
-    }
-    out
+    // No cache file was written beside the trace.
+    assert!(!sample("npb3.3-mpich/.is.S.16.nrcache").exists());
 }

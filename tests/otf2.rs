@@ -165,9 +165,10 @@ fn skipped_parts_are_counted() {
     assert_eq!(c.notes.measurement_off, 64);
 }
 
+/// Every sample replays to completion on a fat tree and a torus, read through the workload spec
+/// (format detected from the folder or the anchor file); every message of the program is delivered.
 #[test]
-fn every_sample_replays_on_a_fat_tree() {
-    let topo = netreplay::topology::build("fat-tree:k=4,n=3").unwrap();
+fn every_sample_replays_on_a_fat_tree_and_a_torus() {
     let model = NetworkModel {
         phit_bytes: 1 << 12,
         ..NetworkModel::default()
@@ -175,15 +176,22 @@ fn every_sample_replays_on_a_fat_tree() {
     for e in SAMPLES {
         // Both the folder and the anchor file name the archive.
         for path in [sample(e.name), sample(e.name).join("traces.otf2")] {
-            let p = otf2::read(&path, &Algorithms::default(), 1e9)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.name));
+            let spec = format!("trace:file={},cache=off", path.display());
+            let w = netreplay::workload::build(&spec).unwrap_or_else(|err| panic!("{spec}: {err}"));
+            let p = w.generator.generate(e.ranks).unwrap();
             assert_eq!(p.ranks(), e.ranks);
-            let nodes: Vec<u32> = (0..p.ranks()).collect();
-            let o = simulate(topo.as_ref(), &model, &p, &nodes, 1)
-                .unwrap_or_else(|err| panic!("{}: {err}", e.name));
-            assert!(o.completion_cycles > 0, "{}", e.name);
+            assert_eq!(p.mpi().protocol, netreplay::mpi::Protocol::Rendezvous);
             // Point-to-point messages all travel; collectives add their algorithms' messages.
             assert!(p.sends().count() as u64 >= e.messages, "{}", e.name);
+            for topology in ["fat-tree:k=4,n=3", "torus:k=8,n=2"] {
+                let topo = netreplay::topology::build(topology).unwrap();
+                let nodes: Vec<u32> = (0..p.ranks()).collect();
+                let o = simulate(topo.as_ref(), &model, &p, &nodes, 1)
+                    .unwrap_or_else(|err| panic!("{} on {topology}: {err}", e.name));
+                assert!(o.completion_cycles > 0, "{}", e.name);
+                let local = p.sends().filter(|s| s.0 == s.1).count() as u64;
+                assert_eq!(o.messages + local, p.sends().count() as u64, "{}", e.name);
+            }
         }
     }
 }
@@ -309,4 +317,35 @@ proptest! {
         let _ = otf2::read_calls(&dir, 1e9);
         let _ = otf2::read(&dir, &Algorithms::default(), 1e9);
     }
+}
+
+/// `trace stats` on an OTF2 archive: the calls of the TraceR 4-D stencil (32 ranks) by kind, with
+/// the sample's message and byte counts, and the matching check passes.
+#[test]
+fn trace_stats_counts_the_calls_of_an_otf2_trace() {
+    let e = SAMPLES
+        .iter()
+        .find(|e| e.name == "tracer-stencil4d-32")
+        .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(["trace", "stats", "--json"])
+        .arg(sample(e.name).join("traces.otf2"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["ranks"], e.ranks);
+    assert_eq!(j["ok"], true);
+    let p2p = j["calls"]["point_to_point"].as_object().unwrap();
+    let (calls, bytes) = p2p.values().fold((0, 0), |(c, b), t| {
+        (
+            c + t["calls"].as_u64().unwrap(),
+            b + t["bytes"].as_u64().unwrap(),
+        )
+    });
+    assert_eq!((calls, bytes), (e.messages, e.bytes));
 }

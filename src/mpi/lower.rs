@@ -19,6 +19,7 @@ use super::call::{Call, Collective, CommHandle, ReqHandle, SendMode, Source, Sta
 use super::collective_tag;
 use super::collectives::{self, Algorithms};
 use super::comm::{self, Bound, Comms, Handles};
+use super::stats::CallStats;
 use crate::error::{Error, Result};
 use crate::workload::{Op, Program};
 use ahash::AHashMap;
@@ -153,8 +154,10 @@ impl Builder {
         let mut log: Vec<Vec<Logged>> = Vec::new();
         let calls = std::mem::take(&mut self.calls);
         let mut per_rank = Vec::with_capacity(calls.len());
+        let mut stats = CallStats::default();
         for (r, (rank_calls, made)) in calls.into_iter().zip(created).enumerate() {
             let mut lowering = RankLowering {
+                stats: &mut stats,
                 rank: r as u32,
                 handles: std::mem::take(&mut self.handles[r]),
                 made: made.into_iter(),
@@ -172,12 +175,17 @@ impl Builder {
             lowering.close().map_err(|(pos, m)| self.error(pos, m))?;
             per_rank.push(lowering.ops);
         }
-        Ok(Program::from_rank_vecs(per_rank))
+        stats.communicators = (1..self.comms.count())
+            .filter(|&c| self.comms.size(c) > 1)
+            .count() as u32;
+        Ok(Program::from_rank_vecs(per_rank).with_call_stats(stats))
     }
 }
 
 /// The state of one rank while its calls are lowered.
-struct RankLowering {
+struct RankLowering<'s> {
+    /// The counts of the calls of every rank, for `trace stats`.
+    stats: &'s mut CallStats,
     rank: u32,
     handles: Handles,
     made: std::vec::IntoIter<Option<Bound>>,
@@ -191,7 +199,7 @@ struct RankLowering {
 
 type Msg = String;
 
-impl RankLowering {
+impl RankLowering<'_> {
     fn fresh(&mut self) -> Result<u32, Msg> {
         let id = self.next_id;
         // Runtime ids below u32::MAX - 1 (the runtime reserves the top two); wrapping is safe because a
@@ -254,6 +262,13 @@ impl RankLowering {
                 let b = self.bound(comm, comms)?;
                 let to = self.peer(b, dest, "destination", comms)?;
                 let tag = user_tag(b, tag)?;
+                let kind = match (mode, req) {
+                    (SendMode::Synchronous, None) => "ssend",
+                    (SendMode::Synchronous, Some(_)) => "issend",
+                    (_, None) => "send",
+                    (_, Some(_)) => "isend",
+                };
+                self.stats.send(kind, bytes, to == self.rank);
                 if mode == SendMode::Detached && req.is_none() {
                     self.ops.push(Op::Send { to, bytes, tag });
                     return Ok(());
@@ -286,6 +301,8 @@ impl RankLowering {
                 status,
             } => {
                 let b = self.bound(comm, comms)?;
+                let wildcard = source == Source::Any || tag == TagSel::Any;
+                self.stats.receive(wildcard);
                 match req {
                     None => {
                         let (from, tag) = self.resolve(b, source, tag, status, comms)?;
@@ -332,6 +349,9 @@ impl RankLowering {
                 let b = self.bound(comm, comms)?;
                 let to = self.peer(b, dest, "destination", comms)?;
                 let (from, rtag) = self.resolve(b, source, recv_tag, status, comms)?;
+                self.stats.send("sendrecv", bytes, to == self.rank);
+                self.stats
+                    .receive(source == Source::Any || recv_tag == TagSel::Any);
                 let (r, s) = (self.fresh()?, self.fresh()?);
                 self.ops.push(Op::Irecv {
                     from,
@@ -369,13 +389,18 @@ impl RankLowering {
             }
             Call::Collective { comm, op, req } => {
                 let b = self.bound(comm, comms)?;
+                self.stats
+                    .collective(b.comm, comms.size(b.comm), b.me, op.name());
                 let ops = self.collective(b, &op, pos, comms, algorithms, log)?;
                 match req {
                     None => self.ops.extend(ops),
                     Some(h) => self.post(h, Open::Collective(ops))?,
                 }
             }
-            Call::Compute { cycles } => self.ops.push(Op::Compute { cycles }),
+            Call::Compute { cycles } => {
+                self.stats.compute(cycles);
+                self.ops.push(Op::Compute { cycles });
+            }
             Call::CommSplit { new, .. }
             | Call::CommDup { new, .. }
             | Call::CommCreate { new, .. } => {

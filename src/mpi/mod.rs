@@ -26,10 +26,12 @@ pub mod comm;
 mod lower;
 pub mod model;
 pub mod runtime;
+pub mod stats;
 
 pub use call::{Call, CommHandle, ReqHandle, SELF, SendMode, Source, Status, TagSel, WORLD};
 pub use lower::{Builder, Pos};
 pub use model::{MpiModel, Protocol};
+pub use stats::CallStats;
 
 /// The matching tag of user tag `tag` on the communicator with global index `comm`: its point-to-point
 /// context (2 × comm) in the upper 32 bits. On MPI_COMM_WORLD (index 0) it is the tag itself.

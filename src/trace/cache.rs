@@ -98,6 +98,8 @@ fn hash_file(h: &mut Hasher, path: &Path) -> std::io::Result<()> {
 pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
     let sources = match format {
         Format::SimGrid => super::simgrid::sources(path)?,
+        Format::Otf2 => super::otf2::sources(path)?,
+        Format::Dumpi => super::dumpi::sources(path)?,
         _ => vec![path.to_path_buf()],
     };
     let mut h = Hasher::default();

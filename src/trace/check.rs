@@ -51,6 +51,9 @@ pub struct TraceCheck {
     pub problems: Vec<String>,
     /// True when nothing is unmatched or left waiting.
     pub ok: bool,
+    /// The trace's MPI calls by kind and communicator, before collectives become messages (when the
+    /// program was read from a trace now, not from its cache).
+    pub calls: Option<crate::mpi::CallStats>,
 }
 
 /// Summarises and checks `program`.
@@ -170,6 +173,7 @@ pub fn check(program: &Program) -> TraceCheck {
         request_problems,
         problems,
         ok,
+        calls: program.call_stats().cloned(),
     }
 }
 
@@ -212,6 +216,9 @@ pub fn text(c: &TraceCheck) -> String {
     );
     for p in &c.problems {
         let _ = writeln!(t, "  {p}");
+    }
+    if let Some(calls) = &c.calls {
+        t.push_str(&calls.text());
     }
     t
 }

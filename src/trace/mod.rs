@@ -14,6 +14,8 @@ pub mod fsin;
 pub mod otf2;
 pub mod parser;
 pub mod simgrid;
+#[cfg(test)]
+mod tests_compute;
 
 use crate::error::{Error, Result};
 use crate::mpi::MpiModel;
@@ -101,10 +103,11 @@ pub fn write(program: &Program, path: &Path) -> Result<()> {
 /// Writes `program` to `path` in `format` (native, or FSIN for blocking point-to-point and
 /// computation), atomically, zstd-compressed when the name ends in `.zst`.
 pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
-    if format == Format::SimGrid {
-        return Err(Error::Invalid(
-            "netreplay reads SimGrid traces but writes only its own format and FSIN .trc".into(),
-        ));
+    if !matches!(format, Format::Native | Format::Fsin) {
+        return Err(Error::Invalid(format!(
+            "netreplay reads {} traces but writes only its own format and FSIN .trc",
+            format.name()
+        )));
     }
     if format == Format::Fsin {
         // Refuse what FSIN cannot express before touching the file system.
@@ -173,14 +176,36 @@ pub enum Format {
     SimGrid,
     /// INSEE/FSIN `.trc` traces.
     Fsin,
+    /// OTF2 archives as Score-P writes them (the anchor file or its folder).
+    Otf2,
+    /// SST DUMPI traces (the `.meta` file or its folder).
+    Dumpi,
 }
 
 impl Format {
-    /// Tells the format from the first content line of the (decompressed) file: the native header,
+    /// The format's name as the `format=` key spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::SimGrid => "simgrid",
+            Format::Fsin => "trc",
+            Format::Otf2 => "otf2",
+            Format::Dumpi => "dumpi",
+        }
+    }
+
+    /// Tells the format: an OTF2 archive or a DUMPI trace (a file or folder, by their anchor or
+    /// `.meta` file), else from the first content line of the (decompressed) file: the native header,
     /// a SimGrid action (`RANK ACTION ...`), an FSIN event (`s|r|c` and numbers), or a line naming an
     /// existing file (a SimGrid index). Anything else is read as native, whose reader then says what
     /// it expected.
     pub fn detect(path: &Path) -> Result<Format> {
+        if otf2::is_otf2(path) {
+            return Ok(Format::Otf2);
+        }
+        if dumpi::is_dumpi(path) {
+            return Ok(Format::Dumpi);
+        }
         let mut first = None;
         let name = path.display().to_string();
         // Stop at the first content line; `lines` has no early exit, so an Invalid marker ends it.
@@ -218,12 +243,12 @@ impl Format {
 impl Format {
     /// The MPI model a trace of this format runs under unless the spec says otherwise: netreplay's own
     /// traces (hand-written, or written by `generate`) and FSIN's keep seed 004's eager model, so a
-    /// written trace replays exactly like its generator; traces of real MPI runs (SimGrid) get MPICH's
-    /// protocols.
+    /// written trace replays exactly like its generator; traces of real MPI runs (SimGrid, OTF2,
+    /// DUMPI) get MPICH's protocols.
     pub fn default_mpi(self) -> MpiModel {
         match self {
             Format::Native | Format::Fsin => MpiModel::default(),
-            Format::SimGrid => MpiModel::mpich(),
+            Format::SimGrid | Format::Otf2 | Format::Dumpi => MpiModel::mpich(),
         }
     }
 }
@@ -249,6 +274,8 @@ pub fn read_any(path: &Path, opts: &ReadOptions) -> Result<Program> {
         Format::Native => read_with(path, &opts.algorithms),
         Format::SimGrid => simgrid::read(path, &opts.algorithms, opts.units),
         Format::Fsin => fsin::read(path),
+        Format::Otf2 => otf2::read(path, &opts.algorithms, opts.units.cycles_per_second),
+        Format::Dumpi => dumpi::read(path, &opts.algorithms, opts.units.cycles_per_second),
     }?;
     Ok(program.with_mpi(format.default_mpi()))
 }
@@ -345,14 +372,15 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
         "compute",
     ],
     help: "replay a trace file (plain or zstd); ranks come from the file; \
-           format=auto|native|simgrid|trc (native: traces/FORMAT.md; simgrid: SMPI time-independent \
-           traces or their index; trc: INSEE/FSIN); select=mpich|fixed and one key per collective \
+           format=auto|native|simgrid|trc|otf2|dumpi (native: traces/FORMAT.md; simgrid: SMPI \
+           time-independent traces or their index; trc: INSEE/FSIN; otf2: a Score-P archive's \
+           traces.otf2 or its folder; dumpi: an sst-dumpi .meta file or its folder); select=mpich|fixed and one key per collective \
            (bcast=, allreduce=, alltoall=, ... see traces/FORMAT.md) choose the collective \
            algorithms; protocol=eager|rendezvous, eager_threshold=BYTES, control_bytes=BYTES, \
            self_copy=CYCLES_PER_BYTE set the MPI model (native and FSIN traces default to eager, \
            SimGrid traces to MPICH's rendezvous above 128 KiB); compute_scale=X multiplies compute \
            times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
-           SimGrid compute and sleep; cache=beside|off|DIR keeps the parsed trace in a binary cache \
+           SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); cache=beside|off|DIR keeps the parsed trace in a binary cache \
            (default beside it as .NAME.nrcache)",
     build: build_workload,
 };
@@ -366,10 +394,16 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
     })?;
     let mut opts = ReadOptions::default();
     let mut extra = String::new();
-    opts.format = match p.choice("format", "auto", &["auto", "native", "simgrid", "trc"])? {
+    opts.format = match p.choice(
+        "format",
+        "auto",
+        &["auto", "native", "simgrid", "trc", "otf2", "dumpi"],
+    )? {
         "native" => Some(Format::Native),
         "simgrid" => Some(Format::SimGrid),
         "trc" => Some(Format::Fsin),
+        "otf2" => Some(Format::Otf2),
+        "dumpi" => Some(Format::Dumpi),
         _ => None,
     };
     // Every key of `ENTRY` that the reader or the MPI model does not take chooses a collective

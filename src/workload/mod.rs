@@ -89,12 +89,20 @@ pub enum Op {
 
 /// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`, with the
 /// MPI model they run under (protocols, compute scaling; seed 004's eager model unless a trace says
-/// otherwise).
-#[derive(Debug, Clone, PartialEq)]
+/// otherwise) and, for a trace just read, the counts of its MPI calls. Two programs are equal when
+/// their ops and models are: the call counts describe where a program came from, not what it does.
+#[derive(Debug, Clone)]
 pub struct Program {
     ops: Vec<Op>,
     starts: Vec<usize>,
     mpi: MpiModel,
+    calls: Option<std::sync::Arc<crate::mpi::CallStats>>,
+}
+
+impl PartialEq for Program {
+    fn eq(&self, other: &Program) -> bool {
+        (&self.ops, &self.starts, &self.mpi) == (&other.ops, &other.starts, &other.mpi)
+    }
 }
 
 impl Program {
@@ -112,6 +120,7 @@ impl Program {
             ops,
             starts,
             mpi: MpiModel::default(),
+            calls: None,
         }
     }
 
@@ -130,12 +139,25 @@ impl Program {
             ops,
             starts,
             mpi: MpiModel::default(),
+            calls: None,
         }
     }
 
     /// The MPI model the program runs under.
     pub fn mpi(&self) -> &MpiModel {
         &self.mpi
+    }
+
+    /// The counts of the MPI calls this program was lowered from (traces read now; `None` for
+    /// generated workloads and cached traces).
+    pub fn call_stats(&self) -> Option<&crate::mpi::CallStats> {
+        self.calls.as_deref()
+    }
+
+    /// The same program, remembering the counts of the calls it was lowered from.
+    pub fn with_call_stats(mut self, stats: crate::mpi::CallStats) -> Program {
+        self.calls = Some(std::sync::Arc::new(stats));
+        self
     }
 
     /// The same program under another MPI model.

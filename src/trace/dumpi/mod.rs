@@ -25,7 +25,7 @@
 mod calls;
 mod collective;
 mod comms;
-mod functions;
+pub(crate) mod functions;
 mod header;
 mod input;
 mod record;
@@ -35,7 +35,7 @@ mod tests;
 #[cfg(test)]
 mod tests_bad;
 #[cfg(test)]
-mod writer;
+pub(crate) mod writer;
 
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;

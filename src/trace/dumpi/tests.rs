@@ -536,7 +536,10 @@ fn detection_accepts_the_meta_its_directory_and_a_rank_file() {
     assert!(super::is_dumpi(dir));
     assert!(super::is_dumpi(&dir.join("t-0000.bin")));
     assert_eq!(read_calls(&dir.join("t-0000.bin"), 1e9).unwrap().ranks, 1);
-    assert_eq!(super::sources(dir).unwrap(), [meta.clone(), dir.join("t-0000.bin")]);
+    assert_eq!(
+        super::sources(dir).unwrap(),
+        [meta.clone(), dir.join("t-0000.bin")]
+    );
     std::fs::write(dir.join("other.txt"), "0 send 1 4\n").unwrap();
     assert!(!super::is_dumpi(&dir.join("other.txt")));
     assert!(!super::is_dumpi(&dir.join("none.meta")));

@@ -1,7 +1,7 @@
 //! Unit tests on bad and mutated input, low-level decoding, and the parse-speed measurement.
 
 use super::tests::{MS, err, ping};
-use super::writer::{Attrs, CommSpec, Ev, Spec, scratch};
+use super::writer::{Attrs, CommSpec, Ev, scratch};
 use super::*;
 use proptest::prelude::*;
 
@@ -144,81 +144,4 @@ proptest! {
         let _ = read_calls(&anchor, 1e9);
         let _ = read(&anchor, &Algorithms::default(), 1e9);
     }
-}
-
-/// Decoding speed on a synthetic 8-rank archive of ~50 MB (ring exchanges and allreduces, 1 MiB
-/// chunks): `cargo test --release --lib otf2::tests_input::parse_speed -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn parse_speed() {
-    let (ranks, iters) = (8u32, 40_000u64);
-    let mut s = Spec::new(ranks);
-    s.event_chunk = 1 << 20;
-    for r in 0..ranks {
-        let (next, prev) = ((r + 1) % ranks, (r + ranks - 1) % ranks);
-        for i in 0..iters {
-            let t = i * 1000;
-            let isend = Ev::Isend {
-                to: next,
-                comm: 0,
-                tag: 1,
-                len: 4096,
-                req: 2 * i,
-            };
-            s.call(r, "MPI_Isend", t, t + 10, vec![isend]);
-            s.call(
-                r,
-                "MPI_Irecv",
-                t + 20,
-                t + 30,
-                vec![Ev::IrecvRequest(2 * i + 1)],
-            );
-            let irecv = Ev::Irecv {
-                from: prev,
-                comm: 0,
-                tag: 1,
-                len: 4096,
-                req: 2 * i + 1,
-            };
-            s.call(
-                r,
-                "MPI_Waitall",
-                t + 40,
-                t + 50,
-                vec![Ev::IsendComplete(2 * i), irecv],
-            );
-            let ar = Ev::CollEnd {
-                op: 11,
-                comm: 0,
-                root: u32::MAX,
-                sent: 64,
-                recvd: 64,
-            };
-            s.call(r, "MPI_Allreduce", t + 60, t + 70, vec![Ev::CollBegin, ar]);
-        }
-    }
-    let dir = scratch("speed");
-    let anchor = s.write(&dir);
-    drop(s);
-    let bytes: u64 = std::fs::read_dir(dir.join("traces"))
-        .unwrap()
-        .map(|e| e.unwrap().metadata().unwrap().len())
-        .sum();
-    let mb = bytes as f64 / 1e6;
-    let t = std::time::Instant::now();
-    let c = read_calls(&anchor, 1e9).unwrap();
-    let decode = t.elapsed().as_secs_f64();
-    assert_eq!(c.stats().messages, u64::from(ranks) * iters);
-    drop(c);
-    let t = std::time::Instant::now();
-    let p = read(&anchor, &Algorithms::default(), 1e9).unwrap();
-    let full = t.elapsed().as_secs_f64();
-    assert_eq!(p.ranks(), ranks);
-    println!(
-        "OTF2 parse speed: {mb:.1} MB of event files; decode to calls {decode:.3} s = {:.0} MB/s; \
-         decode and lower to a program {full:.3} s = {:.0} MB/s",
-        mb / decode,
-        mb / full
-    );
-    let _ = std::fs::remove_dir_all(&dir);
 }
