@@ -212,6 +212,9 @@ pub(super) struct Record<'a> {
 pub(super) struct ChunkFile {
     path: String,
     file: File,
+    /// The file's length when opened: a buffer never needs to be longer than what is left of it
+    /// (Score-P's chunks are 1 MiB, its event files often a few KiB).
+    file_len: u64,
     chunk_size: usize,
     /// Event files have timestamps, attribute lists and singleton records.
     events: bool,
@@ -243,9 +246,11 @@ impl ChunkFile {
                     CHUNK_SIZE_RANGE.end()
                 ))
             })?;
+        let file_len = file.metadata().map_or(u64::MAX, |m| m.len());
         Ok(ChunkFile {
             path: name,
             file,
+            file_len,
             chunk_size: size,
             events,
             buf: Vec::new(),
@@ -279,12 +284,15 @@ impl ChunkFile {
         } else {
             self.start.saturating_add(self.chunk_size as u64)
         };
-        if self.buf.len() < self.chunk_size {
-            self.buf.resize(self.chunk_size, 0);
+        // What is left of the file, at least one byte so that the end of the file is seen as such.
+        let left = usize::try_from(self.file_len.saturating_sub(next)).unwrap_or(usize::MAX);
+        let want = self.chunk_size.min(left).max(1);
+        if self.buf.len() < want {
+            self.buf.resize(want, 0);
         }
         let mut got = 0;
-        while got < self.chunk_size {
-            match self.file.read(&mut self.buf[got..self.chunk_size]) {
+        while got < want {
+            match self.file.read(&mut self.buf[got..want]) {
                 Ok(0) => break,
                 Ok(n) => got += n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
