@@ -393,3 +393,38 @@ fn trace_stats_counts_the_calls_of_a_dumpi_trace() {
     // No cache file was written beside the trace.
     assert!(!sample("npb3.3-mpich/.is.S.16.nrcache").exists());
 }
+
+/// The binary cache serves DUMPI traces too: a second read of a folder is a cache hit giving the
+/// same program, and changing any rank file (not only the `.meta`) makes it a miss.
+#[test]
+fn the_cache_serves_dumpi_traces_and_follows_every_rank_file() {
+    use netreplay::trace::{ReadOptions, cache};
+    let dir = copy("sst-dumpi-tests", "cached");
+    let store = dir.parent().unwrap().join("cache-store");
+    let _ = std::fs::remove_dir_all(&store);
+    let loc = cache::Location::Dir(store.clone());
+    let opts = ReadOptions::default();
+    let first = cache::read(&dir, &opts, &loc).unwrap();
+    let files = || std::fs::read_dir(&store).unwrap().count();
+    assert_eq!(files(), 1, "the first read writes the cache");
+    let key = cache::key(&dir, netreplay::trace::Format::Dumpi, &opts).unwrap();
+    let second = cache::read(&dir, &opts, &loc).unwrap();
+    assert_eq!(second, first);
+    assert_eq!(
+        second.mpi(),
+        &MpiModel::mpich(),
+        "a hit keeps the format's MPI model"
+    );
+    // Touch the last byte of the last rank's file: the key changes.
+    let last = netreplay::trace::dumpi::sources(&dir)
+        .unwrap()
+        .pop()
+        .unwrap();
+    let mut bytes = std::fs::read(&last).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&last, &bytes).unwrap();
+    assert_ne!(
+        cache::key(&dir, netreplay::trace::Format::Dumpi, &opts).unwrap(),
+        key
+    );
+}
