@@ -5,24 +5,18 @@ use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::{NetworkModel, simulate};
 use netreplay::trace::{self, ReadOptions};
 use netreplay::workload::Program;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+mod common;
+
+const TAG: &str = "mpi";
 
 fn native(name: &str, text: &str) -> Program {
-    let path = scratch(name);
-    std::fs::write(&path, text).unwrap();
-    trace::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
+    common::native_with(TAG, name, text, Algorithms::MPICH)
 }
 
 fn native_error(name: &str, text: &str) -> String {
-    let path = scratch(name);
-    std::fs::write(&path, text).unwrap();
-    trace::read(&path).unwrap_err().to_string()
+    common::native_error(TAG, name, text)
 }
 
 /// (network messages, network bytes, completion cycles) of a replay on `topology`.

@@ -12,43 +12,34 @@
 use netreplay::mpi::MpiModel;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::{NetworkModel, Outcome, simulate};
-use netreplay::trace::{self, ReadOptions};
 use netreplay::workload::Program;
 use std::path::PathBuf;
 use std::process::Command;
+
+mod common;
+
+const TAG: &str = "mpi_calls";
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch(TAG, name)
+}
+
+fn native(name: &str, text: &str) -> Program {
+    common::native_with(TAG, name, text, Algorithms::MPICH)
+}
+
+fn native_error(name: &str, text: &str) -> String {
+    common::native_error(TAG, name, text)
+}
+
+fn native_fixed(name: &str, text: &str) -> Program {
+    common::native_with(TAG, name, text, Algorithms::FIXED)
+}
 
 const TOPOLOGY: &str = "fat-tree:k=4,n=2";
 
 /// One packet between two ranks of one leaf switch: L = 2 links + 16 phits.
 const HOP: u64 = 2 + 16;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("mpi_calls");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn native(name: &str, text: &str) -> Program {
-    let path = scratch(name);
-    std::fs::write(&path, text).unwrap();
-    trace::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn native_fixed(name: &str, text: &str) -> Program {
-    let path = scratch(name);
-    std::fs::write(&path, text).unwrap();
-    let fixed = ReadOptions {
-        algorithms: Algorithms::FIXED,
-        ..ReadOptions::default()
-    };
-    trace::read_any(&path, &fixed).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-fn native_error(name: &str, text: &str) -> String {
-    let path = scratch(name);
-    std::fs::write(&path, text).unwrap();
-    trace::read(&path).unwrap_err().to_string()
-}
 
 /// The engine's outcome of `p` on [`TOPOLOGY`], rank r on node r.
 fn outcome(p: &Program) -> Outcome {
