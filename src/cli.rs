@@ -132,9 +132,12 @@ enum Command {
         /// Cycles of the measurement window.
         #[arg(long)]
         measure: Option<u64>,
-        /// Longest drain before a point is declared saturated.
+        /// Longest drain before a point is declared unstable.
         #[arg(long)]
         drain: Option<u64>,
+        /// Sample periods the measurement window is split into to judge stability (default 5).
+        #[arg(long)]
+        samples: Option<u32>,
         /// Routing algorithms, comma-separated (minimal, valiant, ugal, lbr[:period=T,valiant=M]):
         /// one curve per topology and routing (overrides `routings` and `[network] routing`).
         #[arg(long)]
@@ -361,6 +364,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             warmup,
             measure,
             drain,
+            samples,
             routing,
             json,
             out,
@@ -382,6 +386,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
             phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);
             phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
+            phases.sample_periods = samples.unwrap_or(phases.sample_periods);
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
             if let Some(dir) = out {

@@ -48,7 +48,7 @@ pub struct Curve {
     pub traffic: String,
     /// Routing algorithm.
     pub routing: Routing,
-    /// Points in increasing offered load.
+    /// Points in increasing offered load, up to and including the first unstable one.
     pub points: Vec<LoadPoint>,
 }
 
@@ -98,7 +98,8 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         ));
     }
     let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
-    let loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
+    let mut loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
+    loads.sort_by(f64::total_cmp);
     let seed = cfg.seed.unwrap_or(1);
     let topos = cfg
         .topologies
@@ -145,11 +146,18 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     let mut points = points.into_iter();
     Ok(curves
         .iter()
-        .map(|&(t, routing)| Curve {
-            topology: topos[t].spec(),
-            traffic: pattern.spec(),
-            routing: routing.clone(),
-            points: points.by_ref().take(loads.len()).collect(),
+        .map(|&(t, routing)| {
+            let mut points: Vec<LoadPoint> = points.by_ref().take(loads.len()).collect();
+            // As Booksim's sweeps do, a curve stops at its first unstable point (loads ascending).
+            if let Some(first) = points.iter().position(|p| p.saturated) {
+                points.truncate(first + 1);
+            }
+            Curve {
+                topology: topos[t].spec(),
+                traffic: pattern.spec(),
+                routing: routing.clone(),
+                points,
+            }
         })
         .collect())
 }

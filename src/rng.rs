@@ -3,6 +3,16 @@
 //! Every random choice in a simulation (arbitration, tie-breaks, placement) draws from one of these,
 //! seeded from the run's `--seed`, so that a run is reproducible bit for bit.
 
+/// SplitMix64's finaliser: a well-mixed 64-bit hash of `x`, for random bits that must not draw from a
+/// run's [`Rng`] stream (e.g. per-packet salts).
+#[inline]
+pub fn mix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// xoshiro256** state.
 #[derive(Debug, Clone)]
 pub struct Rng {

@@ -69,7 +69,9 @@ fn zero_load_latency_matches_the_hand_computed_average() {
 
 /// On a 4-ary 2-cube torus with FIFO input queues, uniform traffic saturates between 0.6 and 0.8
 /// phits/node/cycle (head-of-line blocking keeps it below the links' limit). Below, every generated
-/// phit is accepted; above, accepted throughput flattens and the points are flagged.
+/// phit is accepted; above, accepted throughput flattens and the points are flagged. (Since half-way
+/// destinations pick their direction at random per packet, issue 14, the + and - links share the load
+/// and offered 0.9 is accepted at 0.78; it was below 0.765 with every tie going the + way.)
 #[test]
 fn accepted_equals_offered_below_saturation_and_flattens_above() {
     let model = NetworkModel::default();
@@ -96,7 +98,7 @@ fn accepted_equals_offered_below_saturation_and_flattens_above() {
         .collect();
     for p in &high {
         assert!(
-            p.saturated && p.accepted < 0.85 * p.offered,
+            p.saturated && p.accepted < 0.9 * p.offered,
             "{} -> {}",
             p.offered,
             p.accepted

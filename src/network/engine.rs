@@ -168,6 +168,8 @@ struct Packet {
     phase: u32,
     /// Links crossed so far, node links included.
     hops: u32,
+    /// Random bits fixed for the packet, for routing functions that break ties per packet.
+    salt: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
     ready: u64,
     msg: u32,
@@ -228,6 +230,10 @@ pub(super) struct Engine<'a, D: Driver> {
 
     wheel: Wheel,
     rng: Rng,
+    /// Key of the packets' salts: salt = hash(key, packets made so far), so drawing them leaves `rng`'s
+    /// stream (and so every run that does not read salts) unchanged.
+    salt_key: u64,
+    packets_made: u64,
     now: u64,
     route_scratch: Vec<RouteChoice>,
     candidates: Vec<Candidate>,
@@ -401,6 +407,8 @@ impl<'a, D: Driver> Engine<'a, D> {
             driver,
             wheel: Wheel::new(horizon),
             rng: Rng::new(seed),
+            salt_key: crate::rng::mix64(seed ^ 0x5A17_5A17_5A17_5A17),
+            packets_made: 0,
             now: 0,
             route_scratch: Vec::new(),
             candidates: Vec::new(),
@@ -597,8 +605,14 @@ impl<'a, D: Driver> Engine<'a, D> {
                 via => (via, port - base, local_vc, 0),
             };
             self.route_scratch.clear();
-            self.topo
-                .route(sw, in_port, in_vc, target, &mut self.route_scratch);
+            self.topo.route_salted(
+                sw,
+                in_port,
+                in_vc,
+                target,
+                pkt.salt,
+                &mut self.route_scratch,
+            );
             let vc_base = phase * self.topo_vcs;
             for choice in &self.route_scratch {
                 let channel = port_channel(base + choice.port, self.output_queues, self.xbar_base);
@@ -884,10 +898,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         } else {
             NO_VIA
         };
+        self.packets_made += 1;
+        let salt = crate::rng::mix64(self.salt_key ^ self.packets_made) as u32;
         let packet = Packet {
             via,
             phase: 0,
             hops: 0,
+            salt,
             ready: 0,
             msg: id,
             dest,
@@ -1008,7 +1025,10 @@ impl<'a, D: Driver> Engine<'a, D> {
                 let class = match (self.topo.level(sw), self.topo.level(switch)) {
                     (Some(a), Some(b)) if b > a => format!("level {a} up"),
                     (Some(a), Some(_)) => format!("level {a} down"),
-                    _ => "switch-switch".into(),
+                    _ => self
+                        .topo
+                        .link_class(sw, local)
+                        .unwrap_or_else(|| "switch-switch".into()),
                 };
                 Some((
                     class,

@@ -236,8 +236,12 @@ pub struct LoadPoint {
     pub mean_hops: f64,
     /// Measured packets by links crossed (index = hops).
     pub hop_histogram: Vec<u64>,
-    /// The point is past saturation (see `open_loop.rs`); latency is then a lower bound.
+    /// The point is unstable, past saturation (Booksim's judgement, see `open_loop.rs`): its labelled
+    /// packets did not drain, accepted fell 5% below generated, or latency kept growing across the
+    /// sample periods; latency is then a lower bound. Reports print `unstable`.
     pub saturated: bool,
+    /// Mean latency of the packets generated in each sample period of the window, in cycles.
+    pub sample_latencies: Vec<f64>,
     /// Cycles simulated.
     pub cycles: u64,
     /// Link utilisation per class over the whole run.
@@ -258,6 +262,14 @@ pub fn simulate_open_loop(
         return Err(Error::Invalid(format!(
             "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
             params.load, params.measure_cycles
+        )));
+    }
+    if !(1..=64).contains(&params.sample_periods)
+        || params.measure_cycles < u64::from(params.sample_periods)
+    {
+        return Err(Error::Invalid(format!(
+            "open-loop sample_periods must be 1..=64 and at most the measurement window's cycles; got {} over {} cycles",
+            params.sample_periods, params.measure_cycles
         )));
     }
     let nodes = topo.nodes();
@@ -293,7 +305,10 @@ pub fn simulate_open_loop(
         max_latency: s.latency_max,
         mean_hops: hops as f64 / measured,
         hop_histogram: s.hop_histogram.clone(),
-        saturated: s.measured_consumed < s.measured_generated || accepted < 0.95 * generated,
+        saturated: s.measured_consumed < s.measured_generated
+            || accepted < 0.95 * generated
+            || s.latency_grows(),
+        sample_latencies: s.sample_latencies(),
         cycles: outcome.completion_cycles,
         link_classes: outcome.link_classes,
     })

@@ -4,10 +4,20 @@
 //! Phases: `warmup_cycles` to fill the network, `measure_cycles` during which generated packets are
 //! labelled, then a drain that keeps generating (so the network stays loaded) until every labelled
 //! packet has been consumed. Latency is measured from generation (source queueing included) for
-//! labelled packets; accepted throughput counts phits consumed during the measurement window. A point
-//! is *saturated* when the labelled packets cannot drain within `drain_cycles`, or when accepted
-//! throughput falls more than 5% below what was generated: the run stops there instead of growing
-//! its queues for ever.
+//! labelled packets; accepted throughput counts phits consumed during the measurement window.
+//!
+//! **Stability**, judged as Booksim2 does over several sample periods (`_SingleSim` in
+//! `trafficmanager.cpp`: a point is unstable when latency does not converge across its sample periods
+//! or its labelled packets do not drain). The window is split into `sample_periods` equal periods and
+//! the mean latency of the packets generated in each is kept. A point is *unstable* when its labelled
+//! packets cannot drain within `drain_cycles`, when accepted throughput falls more than 5% below what
+//! was generated, or when latency keeps growing: the packets of the last half of the periods (the last
+//! two of the default five) waited on average more than [`GROWTH`] longer than those of the first
+//! half. At a stable load every period sees the same queues; past saturation the source queues grow
+//! for ever, so later packets wait longer, even when accepted throughput is only a few per cent below
+//! the offered load (the 8x8 torus with `ties=plus` at 0.48: latency 149 over a 10,000-cycle window,
+//! 559 over 40,000; by period 109, 143, 145, 238). Halves rather than a strict rise per period, since
+//! near saturation single periods are noisy (measured: a stable point's periods vary by up to 20%).
 //!
 //! Generation draws the gap to a node's next packet from the geometric distribution (one event per
 //! packet, not one test per node per cycle). The offered load is in phits per node per cycle, as
@@ -29,8 +39,11 @@ pub struct OpenLoopParams {
     pub warmup_cycles: u64,
     /// Cycles during which generated packets are measured.
     pub measure_cycles: u64,
-    /// Longest drain after the measurement window before the point is declared saturated.
+    /// Longest drain after the measurement window before the point is declared unstable.
     pub drain_cycles: u64,
+    /// Sample periods the measurement window is split into to judge stability (1..=64; 1 checks only
+    /// the drain and the accepted load).
+    pub sample_periods: u32,
 }
 
 impl Default for OpenLoopParams {
@@ -40,12 +53,14 @@ impl Default for OpenLoopParams {
             warmup_cycles: 2_000,
             measure_cycles: 10_000,
             drain_cycles: 20_000,
+            sample_periods: 5,
         }
     }
 }
 
-/// The tag that labels packets generated in the measurement window.
-const MEASURED: u64 = 1;
+/// Least relative growth of mean latency from the first half of the sample periods to the last half
+/// that makes a point unstable.
+pub const GROWTH: f64 = 0.25;
 
 /// Bernoulli sources on every node.
 pub(super) struct OpenLoop<'a> {
@@ -57,6 +72,7 @@ pub(super) struct OpenLoop<'a> {
     packet_phits: u64,
     nodes: u32,
     window: (u64, u64),
+    periods: u64,
     give_up_at: u64,
     pub(super) stats: OpenLoopStats,
 }
@@ -71,6 +87,34 @@ pub(super) struct OpenLoopStats {
     pub latency_max: u64,
     pub consumed_in_window: u64,
     pub hop_histogram: Vec<u64>,
+    /// Latency sum and packets consumed, per sample period of generation.
+    pub period_latency: Vec<(u128, u64)>,
+}
+
+impl OpenLoopStats {
+    /// Mean latency of the packets generated in each sample period.
+    pub fn sample_latencies(&self) -> Vec<f64> {
+        self.period_latency
+            .iter()
+            .map(|&(sum, n)| sum as f64 / n.max(1) as f64)
+            .collect()
+    }
+
+    /// Whether latency keeps growing across the sample periods: the mean latency of the packets of the
+    /// last half of the periods exceeds that of the first half by more than [`GROWTH`].
+    pub fn latency_grows(&self) -> bool {
+        let half = self.period_latency.len() / 2;
+        let mean = |periods: &[(u128, u64)]| {
+            let (sum, n) = periods
+                .iter()
+                .fold((0u128, 0u64), |(s, n), p| (s + p.0, n + p.1));
+            sum as f64 / n.max(1) as f64
+        };
+        let len = self.period_latency.len();
+        half > 0
+            && mean(&self.period_latency[len - half..])
+                > (1.0 + GROWTH) * mean(&self.period_latency[..half])
+    }
 }
 
 impl<'a> OpenLoop<'a> {
@@ -92,8 +136,12 @@ impl<'a> OpenLoop<'a> {
             packet_phits: u64::from(packet_phits),
             nodes,
             window: (start, end),
+            periods: u64::from(params.sample_periods.max(1)),
             give_up_at: end + params.drain_cycles,
-            stats: OpenLoopStats::default(),
+            stats: OpenLoopStats {
+                period_latency: vec![(0, 0); params.sample_periods.max(1) as usize],
+                ..OpenLoopStats::default()
+            },
         }
     }
 
@@ -122,16 +170,19 @@ impl Driver for OpenLoop<'_> {
     fn wake(&mut self, now: u64, node: u32, out: &mut Vec<Step>) {
         let to = (self.dest)(node, &mut self.rng);
         if to != node {
-            let measured = self.in_window(now);
-            if measured {
+            // The token is 0 for unlabelled packets, else 1 + the sample period of generation.
+            let mut token = 0;
+            if self.in_window(now) {
                 self.stats.measured_generated += 1;
                 self.stats.generated_in_window += self.packet_phits;
+                let (start, end) = self.window;
+                token = 1 + (now - start) * self.periods / (end - start);
             }
             out.push(Step::Send {
                 from: node,
                 to,
                 bytes: self.packet_bytes,
-                token: u64::from(measured) * MEASURED,
+                token,
             });
         }
         let cycles = self.gap();
@@ -142,10 +193,13 @@ impl Driver for OpenLoop<'_> {
         if self.in_window(now) {
             self.stats.consumed_in_window += self.packet_phits;
         }
-        if msg.token == MEASURED {
+        if msg.token > 0 {
             let s = &mut self.stats;
             s.measured_consumed += 1;
             let latency = now - msg.issued_at;
+            let period = &mut s.period_latency[(msg.token - 1) as usize];
+            period.0 += u128::from(latency);
+            period.1 += 1;
             s.latency_sum += u128::from(latency);
             s.latency_max = s.latency_max.max(latency);
             let hops = msg.hops as usize;

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 /// Load of one class of links (e.g. all level-1 upward links of a tree).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassLoad {
-    /// `injection`, `ejection`, `level L up`, `level L down` or `switch-switch`.
+    /// `injection`, `ejection`, `level L up`, `level L down`, `dim D +` or `dim D -` (meshes and tori) or
+    /// `switch-switch`.
     pub class: String,
     /// Links in the class.
     pub links: u64,

@@ -17,7 +17,7 @@ pub fn text(curves: &[Curve]) -> String {
         );
         let _ = writeln!(
             t,
-            "  offered  accepted  latency  max-lat  hops   packets  saturated"
+            "  offered  accepted  latency  max-lat  hops   packets  stability"
         );
         for p in &c.points {
             let _ = writeln!(
@@ -29,7 +29,7 @@ pub fn text(curves: &[Curve]) -> String {
                 p.max_latency,
                 p.mean_hops,
                 p.packets_measured,
-                if p.saturated { "yes" } else { "" }
+                if p.saturated { "unstable" } else { "" }
             );
         }
     }
@@ -39,7 +39,7 @@ pub fn text(curves: &[Curve]) -> String {
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
-        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated\n",
+        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,unstable\n",
     );
     for c in curves {
         for p in &c.points {

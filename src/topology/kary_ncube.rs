@@ -65,6 +65,12 @@ impl Cube {
         port.checked_sub(1).map(|p| p / 2)
     }
 
+    /// Class of the link leaving `port` for link-load reports: its dimension and direction, `dim 0 +`.
+    pub fn link_class(port: u32) -> Option<String> {
+        let d = Self::port_dim(port)?;
+        Some(format!("dim {d} {}", if port % 2 == 1 { '+' } else { '-' }))
+    }
+
     /// Wiring of a router port.
     pub fn neighbour(&self, r: u32, port: u32) -> Endpoint {
         let Some(d) = Self::port_dim(port) else {
@@ -87,16 +93,20 @@ impl Cube {
     }
 
     /// The dimension-order hop from router `r` towards router `dest`, or `None` when already there.
-    /// On a torus the shorter way round is taken; at exactly half-way the + direction.
+    /// On a torus the shorter way round is taken; at exactly half-way (even k) the + direction if bit d
+    /// of `minus_ties` is clear, else the - direction. Once a packet has taken one hop either way the
+    /// rest of the way is strictly shorter in that direction, so the choice only matters on entering a
+    /// ring and the packet keeps it.
     #[inline]
-    pub fn dor_hop(&self, r: u32, dest: u32) -> Option<Hop> {
+    pub fn dor_hop(&self, r: u32, dest: u32, minus_ties: u32) -> Option<Hop> {
         (0..self.n).find_map(|d| {
             let (c, t) = (self.coord(r, d), self.coord(dest, d));
             if c == t {
                 return None;
             }
             let plus = if self.wrap {
-                (t + self.k - c) % self.k <= self.k / 2
+                let ahead = (t + self.k - c) % self.k;
+                ahead < self.k - ahead || (2 * ahead == self.k && (minus_ties >> (d % 32)) & 1 == 0)
             } else {
                 t > c
             };

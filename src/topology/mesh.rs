@@ -49,6 +49,9 @@ impl Topology for Mesh {
     fn locality_blocks(&self) -> Vec<u32> {
         self.cube.blocks()
     }
+    fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
+        Cube::link_class(port)
+    }
     fn route(
         &self,
         switch: u32,
@@ -58,7 +61,7 @@ impl Topology for Mesh {
         out: &mut Vec<RouteChoice>,
     ) {
         out.push(RouteChoice::port(
-            self.cube.dor_hop(switch, dest).map_or(0, |h| h.port),
+            self.cube.dor_hop(switch, dest, 0).map_or(0, |h| h.port),
         ));
     }
 }

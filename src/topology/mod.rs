@@ -178,6 +178,27 @@ pub trait Topology: Send + Sync + fmt::Debug {
     /// (on virtual channel `in_vc`) and is bound for node `dest`. Must offer at least one choice, and
     /// only minimal ones where the family's routing is minimal; the engine picks the one with most credits.
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>);
+    /// [`Topology::route`] for one packet whose random bits are `salt` (drawn once when the packet is
+    /// made, so it is fixed for the packet and deterministic for the run's seed): families that break
+    /// ties at random per packet read it (the torus's half-way destinations); the others ignore it.
+    /// `route` is the choice of salt 0.
+    fn route_salted(
+        &self,
+        switch: u32,
+        in_port: u32,
+        in_vc: u32,
+        dest: u32,
+        _salt: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
+        self.route(switch, in_port, in_vc, dest, out);
+    }
+    /// Class of the link leaving `port` of `switch` in link-load reports, for families whose links
+    /// fall into natural classes other than tree levels (`dim 0 +` on meshes and tori); `None` makes it
+    /// `switch-switch`.
+    fn link_class(&self, _switch: u32, _port: u32) -> Option<String> {
+        None
+    }
 }
 
 /// Counts of a built topology, as `topology --json` reports them (the contract's field names).

@@ -8,6 +8,15 @@
 //!   buffer, continuing along a ring needs room for one. A free packet slot always remains in every ring.
 //! - `dateline`: two virtual channels; a packet uses VC 0 in each dimension until it crosses that
 //!   dimension's wraparound link, then VC 1 (Dally and Seitz), which breaks every ring's cycle.
+//!
+//! A destination exactly half-way round a ring (even k) is as near either way. With `ties=random`
+//! (default, as Booksim's `dor_next_torus`) each packet picks the direction of each such dimension at
+//! random when it enters that ring (one bit of its per-packet salt, fixed for the packet and
+//! deterministic for the seed), so both directions carry equal load; `ties=plus` always goes the +
+//! way, as earlier versions did (the + links then carry 25% more under uniform traffic on an 8-ary
+//! ring). Either way a packet moves in one direction around each ring, so both deadlock remedies hold
+//! unchanged: the bubble rule applies on entering the ring whichever way, and each direction of a ring
+//! has its own dateline.
 
 use super::kary_ncube::Cube;
 use super::{Endpoint, RouteChoice, Topology};
@@ -16,16 +25,18 @@ use crate::spec::Entry;
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
     name: "torus",
-    keys: &["k", "n", "deadlock"],
-    help: "k-ary n-cube with wraparound, DOR; deadlock=bubble|dateline",
+    keys: &["k", "n", "deadlock", "ties"],
+    help: "k-ary n-cube with wraparound, DOR; deadlock=bubble|dateline, ties=random|plus (half-way)",
     build: |p| {
         let k = p.u32_in("k", None, 3, 1 << 20)?;
         let n = p.u32_in("n", None, 1, 16)?;
         let dateline = p.choice("deadlock", "bubble", &["bubble", "dateline"])? == "dateline";
+        let plus_ties = p.choice("ties", "random", &["random", "plus"])? == "plus";
         let spec = format!("torus:k={k},n={n}");
         Ok(Box::new(Torus {
             cube: Cube::new(&spec, k, n, true)?,
             dateline,
+            plus_ties,
         }))
     },
 };
@@ -35,16 +46,20 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
 pub struct Torus {
     cube: Cube,
     dateline: bool,
+    /// Half-way destinations always go the + way (`ties=plus`), not a random way per packet.
+    plus_ties: bool,
 }
 
 impl Topology for Torus {
     fn spec(&self) -> String {
-        let base = format!("torus:k={},n={}", self.cube.k, self.cube.n);
+        let mut spec = format!("torus:k={},n={}", self.cube.k, self.cube.n);
         if self.dateline {
-            base + ",deadlock=dateline"
-        } else {
-            base
+            spec += ",deadlock=dateline";
         }
+        if self.plus_ties {
+            spec += ",ties=plus";
+        }
+        spec
     }
     fn nodes(&self) -> u32 {
         self.cube.routers()
@@ -70,8 +85,23 @@ impl Topology for Torus {
     fn bubble_flow_control(&self) -> bool {
         !self.dateline
     }
+    fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
+        Cube::link_class(port)
+    }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
-        let Some(hop) = self.cube.dor_hop(switch, dest) else {
+        self.route_salted(switch, in_port, in_vc, dest, 0, out);
+    }
+    fn route_salted(
+        &self,
+        switch: u32,
+        in_port: u32,
+        in_vc: u32,
+        dest: u32,
+        salt: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
+        let minus_ties = if self.plus_ties { 0 } else { salt };
+        let Some(hop) = self.cube.dor_hop(switch, dest, minus_ties) else {
             out.push(RouteChoice::port(0));
             return;
         };
@@ -146,5 +176,28 @@ mod tests {
         out.clear();
         d.route(3, 1, 1, 7, &mut out); // y hop 3 -> 7 does not wrap
         assert_eq!(out[0].vc, 0);
+    }
+
+    /// Half-way destinations: the salt's bit d picks the direction of dimension d (never with
+    /// `ties=plus`); one hop later the rest of the way is shorter in that direction, so it is kept.
+    #[test]
+    fn half_way_ties_follow_the_salt() {
+        let t = build("torus:k=4,n=2").unwrap();
+        let port = |sw, in_port, dest, salt| {
+            let mut out = Vec::new();
+            t.route_salted(sw, in_port, 0, dest, salt, &mut out);
+            out[0].port
+        };
+        assert_eq!((port(0, 0, 2, 0), port(0, 0, 2, 1)), (1, 2)); // x: + or -
+        assert_eq!((port(0, 0, 8, 0), port(0, 0, 8, 2)), (3, 4)); // y uses bit 1
+        assert_eq!(port(0, 0, 8, 1), 3); // bit 0 is x's
+        assert_eq!((port(1, 2, 2, 0), port(3, 1, 2, 0)), (1, 2)); // continuing + or - after one hop
+        assert_eq!(port(0, 0, 1, 1), 1); // not a tie: salt ignored
+        let plus = build("torus:k=4,n=2,ties=plus").unwrap();
+        assert_eq!(plus.spec(), "torus:k=4,n=2,ties=plus");
+        let mut out = Vec::new();
+        plus.route_salted(0, 0, 0, 2, 1, &mut out);
+        assert_eq!(out[0].port, 1);
+        assert!(build("torus:k=4,n=2,ties=minus").is_err());
     }
 }
