@@ -39,7 +39,7 @@ pub fn text(curves: &[Curve]) -> String {
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
-        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,unstable\n",
+        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated\n",
     );
     for c in curves {
         for p in &c.points {
