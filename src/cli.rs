@@ -292,7 +292,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         } => {
             let wl = workload::build(&format!("trace:file={}", file.display()))?;
             let ranks = wl.generator.ranks().unwrap_or(0);
-            let c = trace::check::check(&wl.generator.generate(ranks)?);
+            let c = trace::check::check(&wl.generator.generate(ranks)?)?;
             print!(
                 "{}",
                 if json {

@@ -52,6 +52,9 @@ pub struct Curve {
     pub points: Vec<LoadPoint>,
 }
 
+/// Most loads one sweep takes.
+const MAX_LOADS: usize = 1000;
+
 /// Parses `FROM:TO:STEP` (inclusive of TO up to rounding) or a comma-separated list of loads.
 pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
     let bad = |why: &str| {
@@ -76,16 +79,26 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
         if step <= 0.0 || to < from {
             return Err(bad("the step must be positive and TO at least FROM"));
         }
-        let count = ((to - from) / step + 1e-9).floor() as usize + 1;
-        (0..count).map(|i| from + step * i as f64).collect()
+        // The length is checked before the list is built: a tiny step would ask for terabytes.
+        let count = ((to - from) / step + 1e-9).floor() + 1.0;
+        if !(count <= MAX_LOADS as f64) {
+            return Err(bad(&format!(
+                "the range has {count:.3e} loads, more than {MAX_LOADS}; take a larger step"
+            )));
+        }
+        (0..count as usize)
+            .map(|i| from + step * i as f64)
+            .collect()
     } else {
         numbers(text)?
     };
     if loads.is_empty()
-        || loads.len() > 1000
+        || loads.len() > MAX_LOADS
         || loads.iter().any(|l| !(*l > 0.0 && *l <= 1.0 + 1e-9))
     {
-        return Err(bad("every load must be in (0, 1], at most 1000 of them"));
+        return Err(bad(&format!(
+            "every load must be in (0, 1], at most {MAX_LOADS} of them"
+        )));
     }
     Ok(loads.into_iter().map(|l| l.min(1.0)).collect())
 }
@@ -99,6 +112,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     }
     let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
     let loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
+    cfg.open_loop.validate()?;
     let seed = cfg.seed.unwrap_or(1);
     let topos = cfg
         .topologies
@@ -165,5 +179,19 @@ mod tests {
         for bad in ["0:1:0.1", "0.5:0.1:0.1", "0.1:1:0", "x", "0.1:2:0.5", "1,2"] {
             assert!(parse_loads(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Issue 15, problem 1: a tiny step was expanded into a list of 10^19 loads (a capacity
+    /// overflow panic) or a 7 TB allocation before the length was checked.
+    #[test]
+    fn p1_load_list_length_checked_before_building() {
+        for step in ["1e-19", "1e-12", "1e-300", "5e-324"] {
+            let e = parse_loads(&format!("0.1:1:{step}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("more than 1000"), "{step}: {e}");
+        }
+        assert_eq!(parse_loads("0.001:1:0.001").unwrap().len(), 1000);
+        assert!(parse_loads("0.0005:1:0.0005").is_err());
     }
 }

@@ -212,6 +212,14 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
     let mut available = placement::Available::all(topo.nodes());
     let mut built = Vec::new();
     for (i, job) in config.jobs.iter().enumerate() {
+        if job.start > network::MAX_CYCLE {
+            return Err(Error::Invalid(format!(
+                "job {i} (`{}`): start = {} is past the simulator's limit of {} cycles",
+                job.workload,
+                job.start,
+                network::MAX_CYCLE
+            )));
+        }
         let wl = workload::build(&job.workload)?;
         let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
             Error::Invalid(format!(

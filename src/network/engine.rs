@@ -239,6 +239,8 @@ pub(super) struct Engine<'a, D: Driver> {
     outcome: Outcome,
     latency_sum: u128,
     messages_open: u64,
+    /// The first wake-up asked for past [`super::MAX_CYCLE`]: (rank or source, cycles asked, cycle).
+    too_late: Option<(u32, u64, u64)>,
 }
 
 impl<'a, D: Driver> Engine<'a, D> {
@@ -426,6 +428,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             },
             latency_sum: 0,
             messages_open: 0,
+            too_late: None,
         }
     }
 
@@ -437,6 +440,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         self.allocate();
         let mut events = Vec::new();
         while let Some(now) = self.wheel.pop_cycle(&mut events) {
+            self.check_time()?;
             self.now = now;
             self.outcome.events += events.len() as u64;
             for &event in &events {
@@ -456,7 +460,21 @@ impl<'a, D: Driver> Engine<'a, D> {
                 return Ok(self.summarise());
             }
         }
+        self.check_time()?;
         self.finish()
+    }
+
+    /// Refuses a run that asked for a wake-up past [`super::MAX_CYCLE`] (a compute, self-copy or job
+    /// start too long), naming the value, instead of wrapping the clock.
+    fn check_time(&self) -> Result<()> {
+        match self.too_late {
+            None => Ok(()),
+            Some((who, cycles, at)) => Err(Error::Invalid(format!(
+                "simulated time would pass {} cycles: rank {who} asks to wait {cycles} cycles at \
+                 cycle {at} (a computation, self-copy or job start too large for the simulator)",
+                super::MAX_CYCLE
+            ))),
+        }
     }
 
     // ---- drivers and messages ----
@@ -471,9 +489,14 @@ impl<'a, D: Driver> Engine<'a, D> {
                     bytes,
                     token,
                 } => self.issue(from, to, bytes, token),
-                Step::Sleep { rank, cycles } => self
-                    .wheel
-                    .schedule(self.now + cycles.max(1), Event::WakeRank(rank)),
+                Step::Sleep { rank, cycles } => match self.now.checked_add(cycles.max(1)) {
+                    Some(at) if at <= super::MAX_CYCLE => {
+                        self.wheel.schedule(at, Event::WakeRank(rank))
+                    }
+                    _ => {
+                        self.too_late.get_or_insert((rank, cycles, self.now));
+                    }
+                },
             }
         }
     }

@@ -21,6 +21,11 @@ use crate::topology::Topology;
 use crate::workload::Program;
 use serde::{Deserialize, Serialize};
 
+/// The last cycle a simulation may reach (2^63, about 292 years at 1 GHz). A wake-up asked for past it
+/// (a computation or job start near 2^64) is refused with the value rather than wrapping the clock;
+/// below it, the engine's own additions (a packet's phits, link and routing delays) cannot overflow.
+pub const MAX_CYCLE: u64 = 1 << 63;
+
 /// The parameters of the network model; defaults are seed 004 §3.1's (the contract's "Default network
 /// model"). Every field is a config value (`[network]` in a run config).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,12 +259,7 @@ pub fn simulate_open_loop(
     seed: u64,
 ) -> Result<LoadPoint> {
     model.validate(topo)?;
-    if !(params.load > 0.0 && params.load <= 1.0) || params.measure_cycles == 0 {
-        return Err(Error::Invalid(format!(
-            "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
-            params.load, params.measure_cycles
-        )));
-    }
+    params.validate()?;
     let nodes = topo.nodes();
     let identity: Vec<u32> = (0..nodes).collect();
     let sources = open_loop::OpenLoop::new(

@@ -15,6 +15,7 @@
 
 use super::driver::Step;
 use super::driver::{Consumed, Driver};
+use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::traffic::Destinations;
 use serde::{Deserialize, Serialize};
@@ -41,6 +42,35 @@ impl Default for OpenLoopParams {
             measure_cycles: 10_000,
             drain_cycles: 20_000,
         }
+    }
+}
+
+impl OpenLoopParams {
+    /// Rejects a load outside (0, 1], an empty measurement window, and phases whose sum passes
+    /// [`super::MAX_CYCLE`] (which would wrap the window's end and measure nothing), naming the values.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.load > 0.0 && self.load <= 1.0) || self.measure_cycles == 0 {
+            return Err(Error::Invalid(format!(
+                "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
+                self.load, self.measure_cycles
+            )));
+        }
+        let total = self
+            .warmup_cycles
+            .checked_add(self.measure_cycles)
+            .and_then(|t| t.checked_add(self.drain_cycles))
+            .filter(|&t| t <= super::MAX_CYCLE);
+        if total.is_none() {
+            return Err(Error::Invalid(format!(
+                "open-loop phases too long: warm-up {} + measurement {} + drain {} cycles is more than \
+                 the simulator's limit of {} cycles",
+                self.warmup_cycles,
+                self.measure_cycles,
+                self.drain_cycles,
+                super::MAX_CYCLE
+            )));
+        }
+        Ok(())
     }
 }
 

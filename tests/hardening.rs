@@ -1,0 +1,178 @@
+//! Issue 15 (hardening): one regression test per numbered problem, each named after it. Bad or
+//! extreme input ends in a clear error and a non-zero exit, never a panic, a wrong number, an
+//! unbounded allocation or a lost result.
+
+use netreplay::network::{self, NetworkModel, OpenLoopParams};
+use netreplay::run::{JobConfig, RunConfig, execute};
+use netreplay::workload::{Op, Program};
+use netreplay::{topology, traffic};
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The stderr of a command that must fail without a panic, checked for every `needle`.
+fn rejects(args: &[&str], needles: &[&str]) -> String {
+    let out = netreplay(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{needle}` missing from: {err}"
+        );
+    }
+    err
+}
+
+/// A fresh, empty scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("hardening")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    dir
+}
+
+#[test]
+fn p1_load_list_length_checked_before_building() {
+    for step in ["1e-19", "1e-12"] {
+        let loads = format!("0.1:1:{step}");
+        rejects(
+            &[
+                "load-latency",
+                "--topology",
+                "fat-tree:k=4,n=2",
+                "--loads",
+                &loads,
+            ],
+            &["more than 1000", "larger step"],
+        );
+    }
+}
+
+/// A trace of `lines` (after the header) for two ranks, written to a scratch file.
+fn trace(dir: &std::path::Path, lines: &str) -> String {
+    let path = dir.join("t.trace");
+    std::fs::write(&path, format!("netreplay-trace 3\nranks 2\n{lines}")).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn p2_compute_sums_near_2_pow_64_are_refused_not_wrapped() {
+    let dir = scratch("p2");
+    let file = trace(&dir, "0 compute 18446744073709551615\n0 compute 10\n");
+    let workload = format!("trace:file={file},cache=off");
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &workload,
+        ],
+        &["18446744073709551615", "cycles"],
+    );
+    rejects(&["trace", "check", &file], &["compute cycles", "overflows"]);
+    // Just below the limit runs and reports the exact sum.
+    let file = trace(&dir, "0 compute 4611686018427387904\n0 compute 10\n");
+    let out = netreplay(&[
+        "run",
+        "--topology",
+        "fat-tree:k=2,n=1",
+        "--workload",
+        &format!("trace:file={file},cache=off"),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["completion_cycles"], 4611686018427387914u64);
+}
+
+#[test]
+fn p2_measure_near_2_pow_64_is_refused() {
+    rejects(
+        &[
+            "load-latency",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--loads",
+            "0.1",
+            "--measure",
+            "18446744073709551615",
+        ],
+        &["18446744073709551615", "phases too long"],
+    );
+    let topo = topology::build("fat-tree:k=2,n=1").unwrap();
+    let dests = traffic::build("uniform")
+        .unwrap()
+        .bind(topo.nodes(), 1)
+        .unwrap();
+    let params = OpenLoopParams {
+        warmup_cycles: u64::MAX - 5,
+        ..OpenLoopParams::default()
+    };
+    let e =
+        network::simulate_open_loop(topo.as_ref(), &NetworkModel::default(), &dests, &params, 1)
+            .unwrap_err();
+    assert!(e.to_string().contains("phases too long"), "{e}");
+}
+
+#[test]
+fn p2_job_start_near_2_pow_64_is_refused_not_a_deadlock() {
+    let cfg = RunConfig {
+        topology: Some("fat-tree:k=2,n=2".into()),
+        jobs: vec![
+            JobConfig {
+                workload: "bu:size=64,ranks=2".into(),
+                ..JobConfig::default()
+            },
+            JobConfig {
+                workload: "bu:size=64,ranks=2".into(),
+                start: u64::MAX - 3,
+                ..JobConfig::default()
+            },
+        ],
+        ..RunConfig::default()
+    };
+    let e = execute(&cfg).unwrap_err().to_string();
+    assert!(
+        e.contains("18446744073709551612") && e.contains("job 1"),
+        "{e}"
+    );
+    assert!(!e.contains("cannot complete"), "{e}");
+}
+
+#[test]
+fn p2_engine_refuses_a_wake_up_past_the_limit() {
+    let topo = topology::build("fat-tree:k=2,n=1").unwrap();
+    let program = Program::from_fn(2, |r, ops| {
+        ops.push(Op::Compute {
+            cycles: network::MAX_CYCLE - 1,
+        });
+        if r == 0 {
+            ops.push(Op::Compute { cycles: 5 });
+        }
+    });
+    let e = network::simulate(
+        topo.as_ref(),
+        &NetworkModel::default(),
+        &program,
+        &[0, 1],
+        1,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("asks to wait 5 cycles"), "{e}");
+}
