@@ -81,7 +81,7 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
         }
         // The length is checked before the list is built: a tiny step would ask for terabytes.
         let count = ((to - from) / step + 1e-9).floor() + 1.0;
-        if !(count <= MAX_LOADS as f64) {
+        if count.is_nan() || count > MAX_LOADS as f64 {
             return Err(bad(&format!(
                 "the range has {count:.3e} loads, more than {MAX_LOADS}; take a larger step"
             )));
