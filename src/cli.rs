@@ -247,12 +247,20 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.workload = workload.or(cfg.workload);
             cfg.placement = placement.or(cfg.placement);
             cfg.seed = seed.or(cfg.seed);
+            if let Some(path) = &out {
+                report::prepare_output(path)?;
+            }
             let r = run::execute(&cfg)?;
             let text = report::json(&r) + "\n";
+            // Printed before the file is written, so a failing write cannot lose the result.
+            if json {
+                print!("{text}");
+            } else {
+                print!("{}", report::run_text(&r));
+            }
             if let Some(path) = out {
                 report::write_atomic(&path, text.as_bytes())?;
             }
-            print!("{}", if json { text } else { report::run_text(&r) });
         }
         Command::Campaign {
             config,
@@ -337,6 +345,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     "--ranks {ranks} is more than the simulator handles (at most {max})"
                 )));
             }
+            report::prepare_output(&out)?;
             let program = wl.generator.generate(ranks)?;
             trace::write_as(&program, &out, format)?;
             println!(
@@ -379,24 +388,23 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
             phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);
             phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
+            if let Some(dir) = &out {
+                report::prepare_dir(dir)?;
+            }
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
+            if json {
+                print!("{text}");
+            } else {
+                print!("{}", report::load_latency::text(&curves));
+            }
             if let Some(dir) = out {
-                std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
                 report::write_atomic(&dir.join("load-latency.json"), text.as_bytes())?;
                 let csv = report::load_latency::csv(&curves);
                 report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;
                 let svg = report::load_latency::svg(&curves);
                 report::write_atomic(&dir.join("load-latency.svg"), svg.as_bytes())?;
             }
-            print!(
-                "{}",
-                if json {
-                    text
-                } else {
-                    report::load_latency::text(&curves)
-                }
-            );
         }
     }
     Ok(())

@@ -176,3 +176,97 @@ fn p2_engine_refuses_a_wake_up_past_the_limit() {
     .to_string();
     assert!(e.contains("asks to wait 5 cycles"), "{e}");
 }
+
+/// A two-rank trace that cannot complete (rank 0 waits for a message nobody sends): if a command
+/// reports the deadlock, it simulated before checking its output.
+fn deadlocking_trace(dir: &std::path::Path) -> String {
+    format!("trace:file={},cache=off", trace(dir, "0 recv 1\n"))
+}
+
+#[test]
+fn p4_run_out_is_checked_before_simulating_and_created() {
+    let dir = scratch("p4-run");
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let out = blocker.join("r.json");
+    let err = rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &deadlocking_trace(&dir),
+            "--out",
+            &out.display().to_string(),
+        ],
+        &["a-file"],
+    );
+    assert!(!err.contains("cannot complete"), "simulated first: {err}");
+    // A missing parent directory is created, and the result is written.
+    let out = dir.join("new").join("deeper").join("r.json");
+    let o = netreplay(&[
+        "run",
+        "--topology",
+        "fat-tree:k=2,n=1",
+        "--workload",
+        "bu:size=64",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(v["completion_cycles"].as_u64().unwrap() > 0);
+    // A directory given as the output file is refused before simulating.
+    let err = rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &deadlocking_trace(&dir),
+            "--out",
+            &dir.display().to_string(),
+        ],
+        &["is a directory"],
+    );
+    assert!(!err.contains("cannot complete"), "{err}");
+}
+
+#[test]
+fn p4_load_latency_out_is_checked_before_simulating() {
+    let dir = scratch("p4-ll");
+    let blocker = dir.join("a-file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let started = std::time::Instant::now();
+    rejects(
+        &[
+            "load-latency",
+            "--topology",
+            "fat-tree:k=4,n=3",
+            "--loads",
+            "0.1:1:0.1",
+            "--measure",
+            "100000000",
+            "--out",
+            &blocker.join("ll").display().to_string(),
+        ],
+        &["a-file"],
+    );
+    assert!(started.elapsed().as_secs() < 20, "simulated before failing");
+}
+
+#[test]
+fn p10_generate_out_creates_parent_directories() {
+    let dir = scratch("p10-generate");
+    let out = dir.join("a").join("b").join("bu.trace");
+    let o = netreplay(&[
+        "generate",
+        "bu:size=8",
+        "--ranks",
+        "4",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(std::fs::read_to_string(&out).unwrap().starts_with("netreplay-trace"));
+}
