@@ -270,3 +270,38 @@ fn p10_generate_out_creates_parent_directories() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(std::fs::read_to_string(&out).unwrap().starts_with("netreplay-trace"));
 }
+
+/// A campaign config with two 16-node candidates (radix 4 and 8), `extra` appended.
+fn campaign(dir: &std::path::Path, head: &str, extra: &str) -> String {
+    let path = dir.join("c.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "{head}\nreference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
+             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\n\
+             [[candidate]]\nlabel = \"b\"\ntopology = \"fat-tree:k=2,n=4\"\n{extra}"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn p5_campaign_validates_cost_table_and_ranks_before_running() {
+    let dir = scratch("p5");
+    let out = dir.join("out");
+    let cfg = campaign(&dir, "", "[cost_table]\nswitch = { \"4\" = 100.0 }\nlink = 1.0\n");
+    let err = rejects(
+        &["campaign", &cfg, "--out", &out.display().to_string()],
+        &["candidate `a`", "no switch with 8 or more ports"],
+    );
+    assert!(!err.contains("Some("), "{err}");
+    assert!(!out.join("results.jsonl").exists(), "runs ran before the check");
+    let cfg = campaign(&dir, "ranks = 32", "");
+    let err = rejects(
+        &["campaign", &cfg, "--out", &out.display().to_string()],
+        &["candidate `a`", "16 nodes", "32 ranks"],
+    );
+    assert!(!err.contains("Some("), "{err}");
+    assert!(!out.join("results.jsonl").exists(), "runs ran before the check");
+}

@@ -169,13 +169,31 @@ impl CampaignConfig {
                 "`sizes` is empty but generated workloads need a message size".into(),
             ));
         }
+        let mut needs: Vec<(String, u32)> = Vec::new();
         for w in &self.workloads {
             for size in self.sizes_of(w) {
-                crate::workload::build(&self.workload_spec(w, size)?)?;
+                let spec = self.workload_spec(w, size)?;
+                let wl = crate::workload::build(&spec)?;
+                if let Some(r) = wl.ranks.or(wl.generator.ranks()) {
+                    needs.push((spec, r));
+                }
             }
         }
         self.weights.validate(&self.cells())?;
-        self.cost_model()?;
+        let model = self.cost_model()?;
+        // Every candidate must hold every workload and be priced, or the campaign would fail after
+        // running everything.
+        for c in &self.candidates {
+            let nodes = crate::topology::build(&c.topology)?.nodes();
+            if let Some((spec, r)) = needs.iter().find(|(_, r)| *r > nodes) {
+                return Err(Error::Invalid(format!(
+                    "candidate `{}` ({}) has {nodes} nodes but workload `{spec}` has {r} ranks; \
+                     lower `ranks` or drop the candidate",
+                    c.label, c.topology
+                )));
+            }
+            analysis::price(self, model.as_ref(), c)?;
+        }
         Ok(())
     }
 
@@ -451,8 +469,10 @@ pub fn run_campaign(
             let rc = cfg.run_config(run)?;
             let r = run::execute(&rc).map_err(|e| {
                 Error::Invalid(format!(
-                    "run {} / {} / {:?} failed: {e}",
-                    run.label, run.workload, run.size
+                    "run {} / {}{} failed: {e}",
+                    run.label,
+                    run.workload,
+                    run.size.map_or(String::new(), |s| format!(" / size={s}"))
                 ))
             })?;
             let rec = RunRecord {
