@@ -268,7 +268,11 @@ fn p10_generate_out_creates_parent_directories() {
         &out.display().to_string(),
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(std::fs::read_to_string(&out).unwrap().starts_with("netreplay-trace"));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("netreplay-trace")
+    );
 }
 
 /// A campaign config with two 16-node candidates (radix 4 and 8), `extra` appended.
@@ -290,18 +294,67 @@ fn campaign(dir: &std::path::Path, head: &str, extra: &str) -> String {
 fn p5_campaign_validates_cost_table_and_ranks_before_running() {
     let dir = scratch("p5");
     let out = dir.join("out");
-    let cfg = campaign(&dir, "", "[cost_table]\nswitch = { \"4\" = 100.0 }\nlink = 1.0\n");
+    let cfg = campaign(
+        &dir,
+        "",
+        "[cost_table]\nswitch = { \"4\" = 100.0 }\nlink = 1.0\n",
+    );
     let err = rejects(
         &["campaign", &cfg, "--out", &out.display().to_string()],
         &["candidate `a`", "no switch with 8 or more ports"],
     );
     assert!(!err.contains("Some("), "{err}");
-    assert!(!out.join("results.jsonl").exists(), "runs ran before the check");
+    assert!(
+        !out.join("results.jsonl").exists(),
+        "runs ran before the check"
+    );
     let cfg = campaign(&dir, "ranks = 32", "");
     let err = rejects(
         &["campaign", &cfg, "--out", &out.display().to_string()],
         &["candidate `a`", "16 nodes", "32 ranks"],
     );
     assert!(!err.contains("Some("), "{err}");
-    assert!(!out.join("results.jsonl").exists(), "runs ran before the check");
+    assert!(
+        !out.join("results.jsonl").exists(),
+        "runs ran before the check"
+    );
+}
+
+#[test]
+fn p8_simgrid_negative_and_absurd_amounts_are_refused_with_their_line() {
+    let dir = scratch("p8");
+    let cases = [
+        ("0 send 1 0 -8\n1 recv 0 0 8\n", ":3:", "negative"),
+        (
+            "0 send 1 0 1e300\n1 recv 0 0 8\n",
+            ":3:",
+            "bytes a message may carry",
+        ),
+        (
+            "0 send 1 0 1099511627777\n",
+            ":3:",
+            "bytes a message may carry",
+        ),
+        ("0 send 1 0 200000000000 12\n", ":3:", "elements of 8 bytes"),
+        ("0 compute -100\n", ":3:", "negative"),
+        ("0 compute 1e300\n", ":3:", "past the simulator's limit"),
+        ("0 sleep -1\n", ":3:", "negative"),
+        ("1 allreduce 8 -5\n", ":3:", "negative"),
+        ("1 bcast -8\n", ":3:", "negative"),
+    ];
+    for (i, (body, at, why)) in cases.iter().enumerate() {
+        let path = dir.join(format!("t{i}.txt"));
+        std::fs::write(&path, format!("0 init\n1 init\n{body}")).unwrap();
+        let workload = format!("trace:file={},format=simgrid,cache=off", path.display());
+        rejects(
+            &[
+                "run",
+                "--topology",
+                "fat-tree:k=2,n=1",
+                "--workload",
+                &workload,
+            ],
+            &[&format!("t{i}.txt{at}"), why],
+        );
+    }
 }

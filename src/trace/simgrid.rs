@@ -141,14 +141,37 @@ impl<'a> Line<'a> {
         Ok(v as i64)
     }
 
-    /// An element count, rounded to a whole number (negative counts are a receiver's "unknown").
+    /// An element count, rounded to a whole number; negative counts and counts past [`MAX_BYTES`]
+    /// are refused (they used to become 0, or 1e18 bytes that never finish replaying).
     fn count(&self, i: usize, what: &str) -> Result<u64, (usize, String)> {
         let v = self.number(i, what)?;
-        Ok(if v <= 0.0 {
-            0
-        } else {
-            v.round().min(1e18) as u64
-        })
+        let col = self.tokens[i].0;
+        if v < 0.0 {
+            return Err((col, format!("{what} `{v}` is negative")));
+        }
+        if v.round() > MAX_BYTES as f64 {
+            return Err((
+                col,
+                format!("{what} `{v}` is more than the {MAX_BYTES} bytes a message may carry"),
+            ));
+        }
+        Ok(v.round() as u64)
+    }
+
+    /// `count` elements of `dt` bytes, refused past [`MAX_BYTES`] (the count is token `i`).
+    fn bytes(&self, i: usize, count: u64, dt: u64) -> Result<u64, (usize, String)> {
+        count
+            .checked_mul(dt)
+            .filter(|&b| b <= MAX_BYTES)
+            .ok_or_else(|| {
+                (
+                    self.tokens[i].0,
+                    format!(
+                        "{count} elements of {dt} bytes is more than the {MAX_BYTES} bytes a \
+                         message may carry"
+                    ),
+                )
+            })
     }
 }
 
@@ -210,15 +233,16 @@ impl Reader {
         })
     }
 
-    fn cycles(&self, flops: f64) -> u64 {
-        (flops.max(0.0) / self.units.flops_per_cycle)
-            .round()
-            .min(1e18) as u64
+    /// Cycles of `flops` (token `i` of `line`): negative amounts and amounts past the simulator's
+    /// limit are refused.
+    fn cycles(&self, line: &Line, i: usize, flops: f64) -> Result<u64, LineError> {
+        let cycles = (flops / self.units.flops_per_cycle).round();
+        time_cycles(line, i, flops, cycles, "flops")
     }
 
     fn counts(&self, line: &Line, from: usize, dt: u64, what: &str) -> Result<Vec<u64>, LineError> {
         (from..from + self.n() as usize)
-            .map(|i| line.count(i, what).map(|c| c.saturating_mul(dt)))
+            .map(|i| line.bytes(i, line.count(i, what)?, dt))
             .collect()
     }
 
@@ -226,7 +250,22 @@ impl Reader {
         self.builder.push(me, call, self.pos);
     }
 
-    fn collective(&mut self, me: u32, op: Collective, flops: f64) {
+    /// Pushes collective `op` and the computation of the `flops` at token `at` of `line` (0 when
+    /// the action has none).
+    fn collective(
+        &mut self,
+        me: u32,
+        op: Collective,
+        line: &Line,
+        at: Option<usize>,
+    ) -> Result<(), LineError> {
+        let cycles = match at {
+            Some(i) => {
+                let flops = line.number(i, "a number of flops")?;
+                self.cycles(line, i, flops)?
+            }
+            None => 0,
+        };
         self.push(
             me,
             Call::Collective {
@@ -235,10 +274,10 @@ impl Reader {
                 req: None,
             },
         );
-        let cycles = self.cycles(flops);
         if cycles > 0 {
             self.push(me, Call::Compute { cycles });
         }
+        Ok(())
     }
 
     fn root(&self, line: &Line, i: usize) -> Result<u32, LineError> {
@@ -254,8 +293,9 @@ impl Reader {
         let (col, name) = line.get(1, "an action")?;
         let n = self.n();
         let nn = n as usize;
-        let bytes = |r: &Self, count: u64, dt_at: usize| -> Result<u64, LineError> {
-            Ok(count.saturating_mul(r.datatype(line, dt_at, me)?))
+        // The count is token `at`, its datatype token `dt_at`.
+        let bytes = |r: &Self, at: usize, count: u64, dt_at: usize| -> Result<u64, LineError> {
+            line.bytes(at, count, r.datatype(line, dt_at, me)?)
         };
         match name {
             "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
@@ -275,7 +315,7 @@ impl Reader {
                 }
                 let tag = tag as u64;
                 let count = line.count(4, "a size")?;
-                let bytes = bytes(self, count, 5)?;
+                let bytes = bytes(self, 4, count, 5)?;
                 let req = if name.starts_with('i') {
                     let rank = &mut self.ranks[me as usize];
                     let req = rank.next_req;
@@ -315,7 +355,7 @@ impl Reader {
                 let dest = self.rank_arg(line, 3, "a destination rank")?;
                 line.count(4, "a receive size")?;
                 let src = self.rank_arg(line, 5, "a source rank")?;
-                let bytes = bytes(self, send_count, 6)?;
+                let bytes = bytes(self, 2, send_count, 6)?;
                 self.push(
                     me,
                     Call::Sendrecv {
@@ -349,56 +389,54 @@ impl Reader {
                     self.push(me, Call::WaitAll { reqs: Some(reqs) });
                 }
             }
-            "barrier" => self.collective(me, Collective::Barrier, 0.0),
+            "barrier" => self.collective(me, Collective::Barrier, line, None)?,
             "bcast" => {
                 let count = line.count(2, "a size")?;
                 let root = self.root(line, 3)?;
-                let bytes = bytes(self, count, 4)?;
-                self.collective(me, Collective::Bcast { root, bytes }, 0.0);
+                let bytes = bytes(self, 2, count, 4)?;
+                self.collective(me, Collective::Bcast { root, bytes }, line, None)?;
             }
             "reduce" => {
                 let count = line.count(2, "a size")?;
-                let flops = line.number(3, "a number of flops")?;
                 let root = self.root(line, 4)?;
-                let bytes = bytes(self, count, 5)?;
-                self.collective(me, Collective::Reduce { root, bytes }, flops);
+                let bytes = bytes(self, 2, count, 5)?;
+                self.collective(me, Collective::Reduce { root, bytes }, line, Some(3))?;
             }
             "allreduce" => {
                 let count = line.count(2, "a size")?;
-                let flops = line.number(3, "a number of flops")?;
-                let bytes = bytes(self, count, 4)?;
-                self.collective(me, Collective::Allreduce { bytes }, flops);
+                let bytes = bytes(self, 2, count, 4)?;
+                self.collective(me, Collective::Allreduce { bytes }, line, Some(3))?;
             }
             "alltoall" | "allgather" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
-                let bytes = bytes(self, count, 4)?;
+                let bytes = bytes(self, 2, count, 4)?;
                 let op = if name == "alltoall" {
                     Collective::Alltoall { bytes }
                 } else {
                     Collective::Allgather { bytes }
                 };
-                self.collective(me, op, 0.0);
+                self.collective(me, op, line, None)?;
             }
             "gather" | "scatter" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
                 let root = self.root(line, 4)?;
-                let bytes = bytes(self, count, 5)?;
+                let bytes = bytes(self, 2, count, 5)?;
                 let op = if name == "gather" {
                     Collective::Gather { root, bytes }
                 } else {
                     Collective::Scatter { root, bytes }
                 };
-                self.collective(me, op, 0.0);
+                self.collective(me, op, line, None)?;
             }
             "gatherv" => {
                 let count = line.count(2, "a send size")?;
                 let root = self.root(line, 3 + nn)?;
                 let dt2 = self.datatype(line, 5 + nn, me)?;
                 self.counts(line, 3, dt2, "a receive count")?;
-                let bytes = bytes(self, count, 4 + nn)?;
-                self.collective(me, Collective::Gatherv { root, bytes }, 0.0);
+                let bytes = bytes(self, 2, count, 4 + nn)?;
+                self.collective(me, Collective::Gatherv { root, bytes }, line, None)?;
             }
             "allgatherv" => {
                 line.count(2, "a send size")?;
@@ -411,20 +449,19 @@ impl Reader {
                     _ => self.ranks[me as usize].default_dt,
                 };
                 let counts = self.counts(line, 3, dt, "a receive count")?;
-                self.collective(me, Collective::Allgatherv { counts }, 0.0);
+                self.collective(me, Collective::Allgatherv { counts }, line, None)?;
             }
             "scatterv" => {
                 line.count(2 + nn, "a receive size")?;
                 let root = self.root(line, 3 + nn)?;
                 let dt = self.datatype(line, 4 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a send count")?;
-                self.collective(me, Collective::Scatterv { root, counts }, 0.0);
+                self.collective(me, Collective::Scatterv { root, counts }, line, None)?;
             }
             "reducescatter" => {
-                let flops = line.number(2 + nn, "a number of flops")?;
                 let dt = self.datatype(line, 3 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a receive count")?;
-                self.collective(me, Collective::ReduceScatter { counts }, flops);
+                self.collective(me, Collective::ReduceScatter { counts }, line, Some(2 + nn))?;
             }
             "alltoallv" => {
                 line.count(2, "a send buffer size")?;
@@ -436,33 +473,27 @@ impl Reader {
                     self.ranks[me as usize].default_dt
                 };
                 let send = self.counts(line, 3, dt, "a send count")?;
-                self.collective(me, Collective::Alltoallv { send }, 0.0);
+                self.collective(me, Collective::Alltoallv { send }, line, None)?;
             }
             "scan" | "exscan" => {
                 let count = line.count(2, "a size")?;
-                let flops = if line.has(3) {
-                    line.number(3, "a number of flops")?
-                } else {
-                    0.0
-                };
-                let bytes = bytes(self, count, 4)?;
+                let bytes = bytes(self, 2, count, 4)?;
                 let op = if name == "scan" {
                     Collective::Scan { bytes }
                 } else {
                     Collective::Exscan { bytes }
                 };
-                self.collective(me, op, flops);
+                self.collective(me, op, line, line.has(3).then_some(3))?;
             }
             "compute" => {
                 let flops = line.number(2, "a number of flops")?;
-                let cycles = self.cycles(flops);
+                let cycles = self.cycles(line, 2, flops)?;
                 self.push(me, Call::Compute { cycles });
             }
             "sleep" => {
                 let s = line.number(2, "a duration in seconds")?;
-                let cycles = (s.max(0.0) * self.units.cycles_per_second)
-                    .round()
-                    .min(1e18) as u64;
+                let cycles = (s * self.units.cycles_per_second).round();
+                let cycles = time_cycles(line, 2, s, cycles, "seconds")?;
                 self.push(me, Call::Compute { cycles });
             }
             other => {
@@ -474,6 +505,35 @@ impl Reader {
         }
         Ok(())
     }
+}
+
+/// The most bytes one message may carry (1 TiB): more is refused at the reader rather than replayed
+/// for years.
+pub const MAX_BYTES: u64 = 1 << 40;
+
+/// `cycles` (computed from `amount` of `unit`, token `i` of `line`) as a whole number, refused when
+/// negative or past [`crate::network::MAX_CYCLE`].
+fn time_cycles(
+    line: &Line,
+    i: usize,
+    amount: f64,
+    cycles: f64,
+    unit: &str,
+) -> Result<u64, LineError> {
+    let col = line.tokens[i].0;
+    if amount < 0.0 {
+        return Err((col, format!("{amount} {unit} is negative")));
+    }
+    if cycles > crate::network::MAX_CYCLE as f64 {
+        return Err((
+            col,
+            format!(
+                "{amount} {unit} is {cycles:e} cycles, past the simulator's limit of {} cycles",
+                crate::network::MAX_CYCLE
+            ),
+        ));
+    }
+    Ok(cycles as u64)
 }
 
 /// Calls `each(line_no, text)` for every line of `input` that is not blank or a `#` comment.
