@@ -42,8 +42,9 @@ pub enum Error {
     /// A combination of valid parts that cannot run together (e.g. more ranks than nodes).
     #[error("{0}")]
     Invalid(String),
-    /// A configuration or input file that does not parse, with its position.
-    #[error("{path}:{line}:{column}: {message}")]
+    /// A configuration or input file that does not parse, with its position. The message is clipped
+    /// when shown (see [`clip`]): it may quote a token of a line without spaces or newlines.
+    #[error("{path}:{line}:{column}: {}", clip(message))]
     File {
         path: String,
         line: usize,
@@ -71,6 +72,27 @@ impl Error {
             source,
         }
     }
+}
+
+/// The longest message shown of a file error, in bytes.
+const MAX_MESSAGE: usize = 300;
+
+/// `message`, cut to its first [`MAX_MESSAGE`] bytes (at a character boundary) with how much was left
+/// out: a message quoting an input token must not print a gigabyte.
+pub fn clip(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= MAX_MESSAGE {
+        return message.into();
+    }
+    let mut end = MAX_MESSAGE;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}... ({} more bytes not shown)",
+        &message[..end],
+        message.len() - end
+    )
+    .into()
 }
 
 /// Who waits on what when a replay can go no further (NeXosim-style deadlock report).
@@ -128,3 +150,23 @@ impl fmt::Display for DeadlockReport {
 
 /// Result with the crate's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15, problem 7: a file error quoting a huge token shows a short prefix only.
+    #[test]
+    fn p7_file_errors_quote_a_short_prefix() {
+        let e = Error::File {
+            path: "t".into(),
+            line: 1,
+            column: 1,
+            message: format!("found `{}`", "é".repeat(1 << 20)),
+        };
+        let shown = e.to_string();
+        assert!(shown.len() < 400, "{} bytes", shown.len());
+        assert!(shown.contains("more bytes not shown"), "{shown}");
+        assert_eq!(clip("short").as_ref(), "short");
+    }
+}

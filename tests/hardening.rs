@@ -358,3 +358,38 @@ fn p8_simgrid_negative_and_absurd_amounts_are_refused_with_their_line() {
         );
     }
 }
+
+/// Writes `size` bytes of `x` with no newline, without holding them in memory.
+fn huge_line(path: &std::path::Path, size: usize) {
+    use std::io::Write as _;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let chunk = vec![b'x'; 1 << 16];
+    for _ in 0..size / chunk.len() {
+        f.write_all(&chunk).unwrap();
+    }
+    f.flush().unwrap();
+}
+
+#[test]
+fn p7_a_huge_line_is_refused_with_bounded_memory_and_a_short_message() {
+    let dir = scratch("p7");
+    let path = dir.join("huge.txt");
+    huge_line(&path, 200 << 20);
+    let file = path.display().to_string();
+    for format in ["auto", "native", "simgrid", "trc"] {
+        let workload = format!("trace:file={file},format={format},cache=off");
+        let err = rejects(
+            &[
+                "run",
+                "--topology",
+                "fat-tree:k=2,n=1",
+                "--workload",
+                &workload,
+            ],
+            &["huge.txt:1:1", "line longer than"],
+        );
+        assert!(err.len() < 1000, "{format}: a {} byte message", err.len());
+    }
+    let err = rejects(&["trace", "check", &file], &["line longer than"]);
+    assert!(err.len() < 1000, "a {} byte message", err.len());
+}

@@ -35,7 +35,7 @@ use crate::mpi::call::{Call, Collective, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Pos};
 use crate::workload::Program;
-use std::io::BufRead;
+use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
 
 /// Conversion of SimGrid's work units to network cycles.
@@ -536,6 +536,10 @@ fn time_cycles(
     Ok(cycles as u64)
 }
 
+/// The longest line read (64 MiB): a `v` collective lists a count per rank, so lines grow with the
+/// rank count; a file with no newline is refused after this much, not held whole in memory.
+const MAX_LINE: usize = 1 << 26;
+
 /// Calls `each(line_no, text)` for every line of `input` that is not blank or a `#` comment.
 pub(crate) fn lines(
     path: &str,
@@ -546,11 +550,22 @@ pub(crate) fn lines(
     let mut no = 0;
     loop {
         buf.clear();
-        let read = input.read_until(b'\n', &mut buf).map_err(Error::io(path))?;
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(Error::io(path))?;
         if read == 0 {
             return Ok(());
         }
         no += 1;
+        if buf.len() > MAX_LINE {
+            return Err(Error::File {
+                path: path.to_string(),
+                line: no,
+                column: 1,
+                message: format!("line longer than {MAX_LINE} bytes; is this a trace?"),
+            });
+        }
         let text = std::str::from_utf8(&buf).map_err(|e| Error::File {
             path: path.to_string(),
             line: no,
