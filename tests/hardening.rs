@@ -393,3 +393,54 @@ fn p7_a_huge_line_is_refused_with_bounded_memory_and_a_short_message() {
     let err = rejects(&["trace", "check", &file], &["line longer than"]);
     assert!(err.len() < 1000, "a {} byte message", err.len());
 }
+
+#[test]
+fn p10_all_zero_weights_are_refused() {
+    let dir = scratch("p10-weights");
+    let cfg = campaign(&dir, "", "[weights]\npattern = { bu = 0.0 }\n");
+    rejects(
+        &[
+            "campaign",
+            &cfg,
+            "--out",
+            &dir.join("out").display().to_string(),
+        ],
+        &["every weight is 0"],
+    );
+}
+
+/// Cells of a Markdown table row, `\|` not counting as a separator.
+fn cells(row: &str) -> usize {
+    row.replace("\\|", "").matches('|').count() - 1
+}
+
+#[test]
+fn p10_pipe_in_labels_is_escaped_in_markdown() {
+    let dir = scratch("p10-pipe");
+    let path = dir.join("c.toml");
+    std::fs::write(
+        &path,
+        "reference = \"a|b\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
+         [[candidate]]\nlabel = \"a|b\"\ntopology = \"fat-tree:k=2,n=2\"\n\
+         [[candidate]]\nlabel = \"c\\\"d\"\ntopology = \"fat-tree:k=2,n=2\"\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let o = netreplay(&[
+        "campaign",
+        &path.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--jobs",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+    assert!(rows.iter().any(|r| r.contains("a\\|b")), "{md}");
+    for r in &rows[..3] {
+        assert_eq!(cells(r), 5, "row `{r}` of\n{md}");
+    }
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.contains("\"c\"\"d\""), "{csv}");
+}

@@ -406,7 +406,15 @@ fn open_results(dir: &Path) -> Result<std::fs::File> {
     Ok(f)
 }
 
-/// Runs (the rest of) a campaign into `dir` on `jobs` threads, with a progress bar on stderr.
+/// Threads for `requested` simulations at once: at least 1 and at most the machine's available
+/// parallelism (each run is single-threaded; more threads only share the cores and add memory).
+pub fn threads(requested: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    requested.clamp(1, cores)
+}
+
+/// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with a
+/// progress bar on stderr.
 pub fn run_campaign(
     cfg: &CampaignConfig,
     dir: &Path,
@@ -461,7 +469,7 @@ pub fn run_campaign(
     bar.set_position(resumed as u64);
     bar.reset_eta();
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(threads(jobs))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start {jobs} threads: {e}")))?;
     pool.install(|| {
@@ -560,6 +568,15 @@ mod tests {
             a.workload_spec("bu", Some(100000)).unwrap(),
             "bu:size=100000,ranks=4096"
         );
+    }
+
+    /// Issue 15, problem 10: `--jobs 100000` started 100000 threads.
+    #[test]
+    fn p10_jobs_capped_to_available_parallelism() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(threads(100_000), cores);
+        assert_eq!(threads(0), 1);
+        assert_eq!(threads(1), 1);
     }
 
     /// Shards partition the run order.
