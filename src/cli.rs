@@ -298,9 +298,15 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json },
         } => {
-            let wl = workload::build(&format!("trace:file={}", file.display()))?;
-            let ranks = wl.generator.ranks().unwrap_or(0);
-            let c = trace::check::check(&wl.generator.generate(ranks)?)?;
+            // Read without the cache: a check leaves nothing beside the trace.
+            let wl = trace::TraceWorkload::open_with(
+                &file.display().to_string(),
+                &trace::ReadOptions::default(),
+                &trace::cache::Location::Off,
+                String::new(),
+            )?;
+            let ranks = workload::Generator::ranks(&wl).unwrap_or(0);
+            let c = trace::check::check(&workload::Generator::generate(&wl, ranks)?)?;
             print!(
                 "{}",
                 if json {

@@ -110,6 +110,26 @@ pub struct DeadlockReport {
     pub blocked_total: usize,
 }
 
+impl DeadlockReport {
+    /// A circle among the blocked ranks listed (each waiting for the next), if there is one: ranks
+    /// blocked receiving from each other are not waiting for "messages nobody sends".
+    pub fn circular_wait(&self) -> Option<Vec<u32>> {
+        let waits_for = |r: u32| self.blocked_ranks.iter().find(|b| b.0 == r).map(|b| b.1);
+        for &(start, _, _) in &self.blocked_ranks {
+            let mut path = vec![start];
+            let mut at = start;
+            while let Some(next) = waits_for(at) {
+                if let Some(i) = path.iter().position(|&r| r == next) {
+                    return Some(path.split_off(i));
+                }
+                path.push(next);
+                at = next;
+            }
+        }
+        None
+    }
+}
+
 impl fmt::Display for DeadlockReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.packets_in_network > 0 {
@@ -132,9 +152,22 @@ impl fmt::Display for DeadlockReport {
                     )
                 })
                 .collect();
+            let why = match self.circular_wait() {
+                Some(cycle) => format!(
+                    "wait for each other in a circle ({}), each blocked in a receive before the send \
+                     the next one waits for",
+                    cycle
+                        .iter()
+                        .chain(cycle.first())
+                        .map(|r| format!("rank {r}"))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                ),
+                None => "wait for messages nobody sends".into(),
+            };
             write!(
                 f,
-                "the workload cannot complete at cycle {}: {} ranks wait for messages nobody sends ({}{})",
+                "the workload cannot complete at cycle {}: {} ranks {why} ({}{})",
                 self.cycle,
                 self.blocked_total,
                 shown.join("; "),

@@ -35,7 +35,11 @@ pub struct SweepConfig {
 impl SweepConfig {
     /// Reads a TOML sweep config, with file:line:column errors.
     pub fn load(path: &Path) -> Result<SweepConfig> {
-        crate::run::load_toml(path)
+        let cfg: SweepConfig = crate::run::load_toml(path)?;
+        cfg.network
+            .check_values()
+            .map_err(|e| crate::run::locate(path, e))?;
+        Ok(cfg)
     }
 }
 

@@ -69,9 +69,12 @@ pub struct JobReport {
 }
 
 impl RunConfig {
-    /// Reads a TOML run config; syntax and unknown-key errors carry file:line:column.
+    /// Reads a TOML run config; syntax, unknown-key and `[network]` value errors carry
+    /// file:line:column.
     pub fn load(path: &Path) -> Result<RunConfig> {
-        load_toml(path)
+        let cfg: RunConfig = load_toml(path)?;
+        cfg.network.check_values().map_err(|e| locate(path, e))?;
+        Ok(cfg)
     }
 }
 
@@ -80,6 +83,33 @@ impl RunConfig {
 pub fn load_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
     toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
+}
+
+/// Places a [`Error::BadValue`] found in the config at `path` at its key's `file:line:column` (the
+/// value's column); other errors, or a key not found, are prefixed with the path.
+pub fn locate(path: &Path, e: Error) -> Error {
+    let Error::BadValue {
+        kind, key, problem, ..
+    } = &e
+    else {
+        return Error::Invalid(format!("{}: {e}", path.display()));
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix(key.as_str()) else {
+            continue;
+        };
+        if let Some(value) = rest.trim_start().strip_prefix('=') {
+            let value = value.trim_start();
+            return Error::File {
+                path: path.display().to_string(),
+                line: i + 1,
+                column: line.len() - value.len() + 1,
+                message: format!("{kind}: `{key}` {problem}"),
+            };
+        }
+    }
+    Error::Invalid(format!("{}: {e}", path.display()))
 }
 
 /// Converts a TOML error into a positioned [`Error::File`].

@@ -444,3 +444,89 @@ fn p10_pipe_in_labels_is_escaped_in_markdown() {
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     assert!(csv.contains("\"c\"\"d\""), "{csv}");
 }
+
+#[test]
+fn p10_circular_wait_is_reported_as_a_circle() {
+    let dir = scratch("p10-circle");
+    let file = trace(&dir, "0 recv 1\n0 send 1 8\n1 recv 0\n1 send 0 8\n");
+    let workload = format!("trace:file={file},cache=off");
+    let err = rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &workload,
+        ],
+        &["in a circle", "rank 0 -> rank 1 -> rank 0"],
+    );
+    assert!(!err.contains("nobody sends"), "{err}");
+    // A receive with no send at all is still told apart.
+    let file = trace(&dir, "0 recv 1\n");
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &format!("trace:file={file},cache=off"),
+        ],
+        &["nobody sends"],
+    );
+}
+
+#[test]
+fn p10_trace_check_writes_no_cache_and_pipes_get_an_honest_message() {
+    let dir = scratch("p10-check");
+    let file = trace(&dir, "0 send 1 8\n1 recv 0\n");
+    let o = netreplay(&["trace", "check", &file]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        ["t.trace"],
+        "trace check left files beside the trace"
+    );
+    // A directory (like a pipe, not a regular file) is refused with a message that says why.
+    rejects(
+        &["trace", "check", &dir.display().to_string()],
+        &["not a regular file"],
+    );
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            "trace:file=/dev/stdin",
+        ],
+        &["not a regular file", "save it to a file first"],
+    );
+}
+
+#[test]
+fn p10_config_value_errors_carry_file_line_column() {
+    let dir = scratch("p10-config");
+    let path = dir.join("run.toml");
+    std::fs::write(
+        &path,
+        "topology = \"fat-tree:k=2,n=1\"\nworkload = \"bu:size=8\"\n\n[network]\n  packet_phits = 0\n",
+    )
+    .unwrap();
+    let cfg = path.display().to_string();
+    rejects(&["run", &cfg], &[&format!("{cfg}:5:18:"), "packet_phits"]);
+    let path = dir.join("ll.toml");
+    std::fs::write(
+        &path,
+        "topologies = [\"fat-tree:k=2,n=1\"]\n[network]\nfly_time = 100000\n",
+    )
+    .unwrap();
+    let cfg = path.display().to_string();
+    rejects(
+        &["load-latency", &cfg],
+        &[&format!("{cfg}:3:12:"), "fly_time"],
+    );
+}

@@ -130,6 +130,9 @@ impl CampaignConfig {
     /// Reads and validates a campaign config; errors in the file carry file:line:column.
     pub fn load(path: &Path) -> Result<CampaignConfig> {
         let cfg: CampaignConfig = run::load_toml(path)?;
+        cfg.network
+            .check_values()
+            .map_err(|e| run::locate(path, e))?;
         cfg.validate()
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(cfg)

@@ -84,6 +84,7 @@ impl NetworkModel {
     /// Rejects parameters the model cannot run with (virtual cut-through needs room for a whole packet;
     /// bubble flow control for two).
     pub fn validate(&self, topo: &dyn Topology) -> Result<()> {
+        self.check_values()?;
         let check = |ok: bool, what: &str| {
             if ok {
                 Ok(())
@@ -91,30 +92,6 @@ impl NetworkModel {
                 Err(Error::Invalid(format!("network model: {what}")))
             }
         };
-        check(
-            (1..=4096).contains(&self.packet_phits),
-            "packet_phits must be 1..=4096",
-        )?;
-        check(
-            (1..=1 << 16).contains(&self.phit_bytes),
-            "phit_bytes must be 1..=65536",
-        )?;
-        check(
-            (1..=1024).contains(&self.input_queue_packets),
-            "input_queue_packets must be 1..=1024 (virtual cut-through buffers whole packets)",
-        )?;
-        check(
-            (1..=1 << 20).contains(&self.injection_queue_packets),
-            "injection_queue_packets must be at least 1",
-        )?;
-        check(
-            self.output_queue_packets <= 1024,
-            "output_queue_packets must be 0..=1024",
-        )?;
-        check(
-            self.routing_delay <= 1 << 16 && self.fly_time <= 1 << 16,
-            "routing_delay and fly_time must be at most 65536 cycles",
-        )?;
         if topo.bubble_flow_control() {
             let ring_queue = if self.output_queue_packets > 0 {
                 self.output_queue_packets
@@ -129,6 +106,59 @@ impl NetworkModel {
                 ),
             )?;
         }
+        Ok(())
+    }
+
+    /// The checks that need no topology, as [`Error::BadValue`] naming the key, so a config loader
+    /// can point at the key's `file:line:column` ([`crate::run::locate`]).
+    pub fn check_values(&self) -> Result<()> {
+        let check = |ok: bool, key: &str, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::BadValue {
+                    kind: "network model",
+                    name: "[network]".into(),
+                    key: key.into(),
+                    problem: what.into(),
+                })
+            }
+        };
+        check(
+            (1..=4096).contains(&self.packet_phits),
+            "packet_phits",
+            "must be 1..=4096",
+        )?;
+        check(
+            (1..=1 << 16).contains(&self.phit_bytes),
+            "phit_bytes",
+            "must be 1..=65536",
+        )?;
+        check(
+            (1..=1024).contains(&self.input_queue_packets),
+            "input_queue_packets",
+            "must be 1..=1024 (virtual cut-through buffers whole packets)",
+        )?;
+        check(
+            (1..=1 << 20).contains(&self.injection_queue_packets),
+            "injection_queue_packets",
+            "must be 1..=1048576",
+        )?;
+        check(
+            self.output_queue_packets <= 1024,
+            "output_queue_packets",
+            "must be 0..=1024",
+        )?;
+        check(
+            self.routing_delay <= 1 << 16,
+            "routing_delay",
+            "must be at most 65536 cycles",
+        )?;
+        check(
+            self.fly_time <= 1 << 16,
+            "fly_time",
+            "must be at most 65536 cycles",
+        )?;
         Ok(())
     }
 }

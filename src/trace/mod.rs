@@ -279,6 +279,15 @@ impl TraceWorkload {
         cache: &cache::Location,
         extra: String,
     ) -> Result<TraceWorkload> {
+        // A pipe can be read once, but a trace is read more than once (to detect its format, to
+        // hash it for the cache, to parse it): say so instead of "the file has no content".
+        let meta = std::fs::metadata(file).map_err(Error::io(file))?;
+        if !meta.is_file() {
+            return Err(Error::Invalid(format!(
+                "{file}: not a regular file (a pipe, device or directory); netreplay reads a trace \
+                 more than once, so save it to a file first (e.g. `cat ... > trace.txt`)"
+            )));
+        }
         Ok(TraceWorkload {
             file: file.to_string(),
             program: cache::read(Path::new(file), opts, cache)?,
