@@ -530,3 +530,38 @@ fn p10_config_value_errors_carry_file_line_column() {
         &[&format!("{cfg}:3:12:"), "fly_time"],
     );
 }
+
+#[test]
+fn p3_second_campaign_on_a_directory_is_refused_and_a_stale_lock_recovered() {
+    let dir = scratch("p3");
+    let cfg = campaign(&dir, "", "");
+    let out = dir.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let held = netreplay::campaign::lock::DirLock::acquire(&out).unwrap();
+    rejects(
+        &["campaign", &cfg, "--out", &out.display().to_string()],
+        &[&format!("process {}", std::process::id()), "another --out"],
+    );
+    assert!(
+        !out.join("results.jsonl").exists(),
+        "the second campaign ran"
+    );
+    drop(held);
+    // A lock file left by a killed campaign (its pid, no lock held) does not block the next one.
+    std::fs::write(out.join(".lock"), "4194000\n").unwrap();
+    let o = netreplay(&["campaign", &cfg, "--out", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let results = std::fs::read_to_string(out.join("results.jsonl")).unwrap();
+    assert_eq!(results.lines().count(), 2);
+    // A campaign killed while it holds the lock leaves it free for the next.
+    let out = dir.join("killed");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(["campaign", &cfg, "--out", &out.display().to_string()])
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    let _ = child.kill();
+    let _ = child.wait();
+    let o = netreplay(&["campaign", &cfg, "--out", &out.display().to_string()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -6,10 +6,12 @@
 //! per finished run, each written with a single append and fsync). A run is identified by (network
 //! label, workload, size); resuming skips the runs already in the file, and a torn last line (a kill
 //! mid-write) is cut off before appending. `--shard I/N` takes runs I-1, I-1+N, ... of the fixed run
-//! order; `netreplay report` merges directories only if their config hashes agree.
+//! order; `netreplay report` merges directories only if their config hashes agree. A running campaign
+//! holds an exclusive lock on its directory ([`lock`]), so a second one on it is refused.
 
 pub mod analysis;
 pub mod index;
+pub mod lock;
 
 use crate::cost::PriceTable;
 use crate::error::{Error, Result};
@@ -426,6 +428,8 @@ pub fn run_campaign(
     show_progress: bool,
 ) -> Result<Progress> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
+    // Held until every run of this invocation is appended.
+    let _lock = lock::DirLock::acquire(dir)?;
     let hash = cfg.hash();
     let manifest_path = dir.join(MANIFEST);
     if manifest_path.exists() {
