@@ -61,9 +61,13 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Also write the JSON report to this file (atomically).
+        /// Also write the JSON report to this file (atomically; its directory is created).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Refuse the run at once if its memory estimate passes SIZE (bytes, or 512M, 8G, ...);
+        /// default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
     },
     /// Run a campaign (candidates x workloads x sizes) in parallel, resumably, and write its report
     /// (relative times, performance index, cost, performance/cost) into DIR.
@@ -235,6 +239,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             routing,
             json,
             out,
+            max_memory,
         } => {
             let mut cfg = match &config {
                 Some(path) => RunConfig::load(path)?,
@@ -247,6 +252,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.workload = workload.or(cfg.workload);
             cfg.placement = placement.or(cfg.placement);
             cfg.seed = seed.or(cfg.seed);
+            cfg.max_memory = max_memory;
             if let Some(path) = &out {
                 report::prepare_output(path)?;
             }

@@ -4,7 +4,7 @@
 //! one place, runs the engine and measures wall time.
 
 use crate::error::{Error, Result};
-use crate::network::{self, NetworkModel, Outcome};
+use crate::network::{self, NetworkModel, Outcome, memory};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -30,6 +30,10 @@ pub struct RunConfig {
     /// Jobs sharing the machine (`[[jobs]]`), instead of one `workload`.
     #[serde(default)]
     pub jobs: Vec<JobConfig>,
+    /// Refuse the run when its memory estimate passes this many bytes (`--max-memory`; default: the
+    /// memory available on the machine).
+    #[serde(skip)]
+    pub max_memory: Option<u64>,
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -196,8 +200,13 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let topo = topology::build(topo_spec)?;
     let seed = config.seed.unwrap_or(1);
     config.network.validate(topo.as_ref())?;
+    // Estimated before the program and the engine are built: a network too large is refused now.
+    let non_minimal = config.network.routing.build(topo.as_ref())?.non_minimal();
+    let engine_bytes = memory::engine_bytes(topo.as_ref(), &config.network, non_minimal);
+    let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
+    memory::check(engine_bytes, config.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
-        return execute_jobs(config, topo.as_ref(), seed);
+        return execute_jobs(config, topo.as_ref(), seed, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
         Error::Invalid(
@@ -211,6 +220,11 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
     let program = wl.generator.generate(ranks)?;
+    memory::check(
+        engine_bytes + memory::program_bytes(&program),
+        config.max_memory,
+        &format!("{network_what} with its workload"),
+    )?;
 
     let (outcome, speed) = Speed::measure(
         topo.nodes(),
@@ -233,7 +247,12 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
 /// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
 /// replayed alone on the same nodes (in parallel) to measure its slowdown.
-fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<RunReport> {
+fn execute_jobs(
+    config: &RunConfig,
+    topo: &dyn Topology,
+    seed: u64,
+    engine_bytes: u64,
+) -> Result<RunReport> {
     if config.workload.is_some() {
         return Err(Error::Invalid(
             "give either one workload or [[jobs]], not both".into(),
@@ -276,6 +295,14 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
             job.start,
         ));
     }
+    // The shared run, then up to one engine per thread for the alone runs, and every program.
+    let engines = 1 + (built.len() as u64).min(rayon::current_num_threads() as u64);
+    let programs: u64 = built.iter().map(|b| memory::program_bytes(&b.3)).sum();
+    memory::check(
+        engines * engine_bytes + programs,
+        config.max_memory,
+        &format!("simulating {} jobs on `{}`", built.len(), topo.spec()),
+    )?;
     let jobs: Vec<network::Job> = built
         .iter()
         .map(|(_, _, nodes, program, start)| network::Job {

@@ -292,7 +292,7 @@ impl CampaignConfig {
             placement: c.placement.clone(),
             seed: Some(self.seed.unwrap_or(1)),
             network: self.network.clone(),
-            jobs: Vec::new(),
+            ..RunConfig::default()
         })
     }
 }

@@ -243,6 +243,15 @@ pub(super) struct Engine<'a, D: Driver> {
     too_late: Option<(u32, u64, u64)>,
 }
 
+/// Bytes of one buffer, channel, packet and message record, for the memory estimate
+/// ([`super::memory`]).
+pub(super) const RECORD_BYTES: [usize; 4] = [
+    std::mem::size_of::<Buffer>(),
+    std::mem::size_of::<Channel>(),
+    std::mem::size_of::<Packet>(),
+    std::mem::size_of::<Message>(),
+];
+
 impl<'a, D: Driver> Engine<'a, D> {
     /// Flattens the topology's wiring into channel and buffer arrays.
     pub(super) fn new(

@@ -7,6 +7,7 @@
 pub mod driver;
 mod engine;
 mod jobs;
+pub mod memory;
 mod open_loop;
 pub mod stats;
 mod wheel;

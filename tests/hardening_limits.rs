@@ -1,0 +1,93 @@
+//! Issue 15 (hardening), problems 6 and 9: runs too large for the machine are refused at once with
+//! a memory estimate, topology metrics stay bounded in time on the largest accepted specs, and long
+//! runs can show progress.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn p6_a_run_too_large_for_memory_is_refused_at_once_with_the_estimate() {
+    for (args, needle) in [
+        (
+            vec![
+                "run",
+                "--topology",
+                "fat-tree:k=64,n=4",
+                "--workload",
+                "bu:size=100",
+            ],
+            "available on this machine",
+        ),
+        (
+            vec![
+                "run",
+                "--topology",
+                "fat-tree:k=16,n=3",
+                "--workload",
+                "bu:size=100",
+                "--max-memory",
+                "1M",
+            ],
+            "the --max-memory limit is 1.0 MiB",
+        ),
+    ] {
+        let started = Instant::now();
+        let out = netreplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("would need about") && err.contains(needle),
+            "{err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    // Under the limit, the same run goes ahead.
+    let out = netreplay(&[
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--workload",
+        "bu:size=100",
+        "--max-memory",
+        "1G",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The largest accepted ring: 200,000 sampled routes of ~262,000 links each took minutes; the route
+/// sample is now bounded in links traced.
+#[test]
+fn p6_topology_metrics_stay_bounded_on_a_million_node_ring() {
+    let started = Instant::now();
+    let out = netreplay(&["topology", "torus:k=1048576,n=1", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["route_hops_sampled"], true);
+    let mean = v["route_hops_mean"].as_f64().unwrap();
+    assert!((mean - 262_145.0).abs() < 30_000.0, "{mean}");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+}
