@@ -68,6 +68,13 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
+        /// Show progress on stderr (simulated cycle, messages delivered, rate, ETA) even when it is
+        /// not a terminal (plain lines then); by default only on a terminal.
+        #[arg(long, conflicts_with = "quiet")]
+        progress: bool,
+        /// Never show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run a campaign (candidates x workloads x sizes) in parallel, resumably, and write its report
     /// (relative times, performance index, cost, performance/cost) into DIR.
@@ -149,6 +156,13 @@ enum Command {
         /// Directory for load-latency.{csv,json,svg} (each written atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Show progress on stderr (points done, rate, ETA) even when it is
+        /// not a terminal (plain lines then); by default only on a terminal.
+        #[arg(long, conflicts_with = "quiet")]
+        progress: bool,
+        /// Never show progress.
+        #[arg(long)]
+        quiet: bool,
     },
 }
 
@@ -240,6 +254,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             json,
             out,
             max_memory,
+            progress,
+            quiet,
         } => {
             let mut cfg = match &config {
                 Some(path) => RunConfig::load(path)?,
@@ -253,6 +269,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.placement = placement.or(cfg.placement);
             cfg.seed = seed.or(cfg.seed);
             cfg.max_memory = max_memory;
+            cfg.progress = report::progress::Show::choose(progress, quiet);
             if let Some(path) = &out {
                 report::prepare_output(path)?;
             }
@@ -382,6 +399,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             routing,
             json,
             out,
+            progress,
+            quiet,
         } => {
             let mut cfg = match &config {
                 Some(path) => SweepConfig::load(path)?,
@@ -396,6 +415,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.traffic = traffic.or(cfg.traffic);
             cfg.loads = loads.or(cfg.loads);
             cfg.seed = seed.or(cfg.seed);
+            cfg.progress = report::progress::Show::choose(progress, quiet);
             let phases = &mut cfg.open_loop;
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
             phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);

@@ -30,6 +30,9 @@ pub struct SweepConfig {
     /// Network model.
     #[serde(default)]
     pub network: NetworkModel,
+    /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
+    #[serde(skip)]
+    pub progress: crate::report::progress::Show,
 }
 
 impl SweepConfig {
@@ -146,20 +149,40 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         .iter()
         .flat_map(|&(t, r)| loads.iter().map(move |&l| (t, r, l)))
         .collect();
-    let points = jobs
-        .par_iter()
-        .map(|&(t, routing, load)| {
-            let params = OpenLoopParams {
-                load,
-                ..cfg.open_loop
-            };
-            let model = NetworkModel {
-                routing: routing.clone(),
-                ..cfg.network.clone()
-            };
-            network::simulate_open_loop(topos[t].as_ref(), &model, &dests[t], &params, seed)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let finished = std::sync::atomic::AtomicU64::new(0);
+    let run_all = || {
+        jobs.par_iter()
+            .map(|&(t, routing, load)| {
+                let params = OpenLoopParams {
+                    load,
+                    ..cfg.open_loop
+                };
+                let model = NetworkModel {
+                    routing: routing.clone(),
+                    ..cfg.network.clone()
+                };
+                let point = network::simulate_open_loop(
+                    topos[t].as_ref(),
+                    &model,
+                    &dests[t],
+                    &params,
+                    seed,
+                );
+                finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                point
+            })
+            .collect::<Result<Vec<_>>>()
+    };
+    let points = crate::report::progress::observe(
+        cfg.progress,
+        jobs.len() as u64,
+        "points",
+        || {
+            let done = finished.load(std::sync::atomic::Ordering::Relaxed);
+            (done, format!("{} curves", curves.len()))
+        },
+        run_all,
+    )?;
     let mut points = points.into_iter();
     Ok(curves
         .iter()

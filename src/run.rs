@@ -34,6 +34,9 @@ pub struct RunConfig {
     /// memory available on the machine).
     #[serde(skip)]
     pub max_memory: Option<u64>,
+    /// How the run shows its progress on stderr (`--progress`, `--quiet`; off by default here).
+    #[serde(skip)]
+    pub progress: crate::report::progress::Show,
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -226,10 +229,27 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         &format!("{network_what} with its workload"),
     )?;
 
-    let (outcome, speed) = Speed::measure(
-        topo.nodes(),
-        || network::simulate(topo.as_ref(), &config.network, &program, &rank_node, seed),
-        |o| o,
+    let observer = network::Progress::default();
+    let total = program.sends().count() as u64;
+    let simulate = || {
+        network::simulate_observed(
+            topo.as_ref(),
+            &config.network,
+            &program,
+            &rank_node,
+            seed,
+            Some(&observer),
+        )
+    };
+    let (outcome, speed) = crate::report::progress::observe(
+        config.progress,
+        total,
+        "messages",
+        || {
+            let (cycle, delivered) = observer.read();
+            (delivered, format!("cycle {cycle}"))
+        },
+        || Speed::measure(topo.nodes(), simulate, |o| o),
     )?;
     Ok(RunReport {
         topology: topo.spec(),

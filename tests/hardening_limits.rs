@@ -91,3 +91,54 @@ fn p6_topology_metrics_stay_bounded_on_a_million_node_ring() {
         started.elapsed()
     );
 }
+
+#[test]
+fn p9_long_runs_show_progress_on_request_and_not_with_quiet() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--topology",
+            "thin-tree:k=4,up=2,n=3",
+            "--workload",
+            "bu:size=200000",
+        ];
+        args.extend_from_slice(extra);
+        let out = netreplay(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let shown = run(&["--progress"]);
+    assert!(
+        shown.contains("progress: started, 384 messages to go"),
+        "{shown}"
+    );
+    assert!(shown.contains("progress: finished in"), "{shown}");
+    // Not a terminal and not asked for: silent; --quiet: silent.
+    assert_eq!(run(&[]), "");
+    assert_eq!(run(&["--quiet"]), "");
+    let out = netreplay(&[
+        "run",
+        "--progress",
+        "--quiet",
+        "--topology",
+        "fat-tree:k=2,n=1",
+    ]);
+    assert!(!out.status.success());
+    let out = netreplay(&[
+        "load-latency",
+        "--topology",
+        "fat-tree:k=2,n=2",
+        "--loads",
+        "0.1,0.2",
+        "--measure",
+        "1000",
+        "--progress",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("progress: started, 2 points to go"), "{err}");
+}

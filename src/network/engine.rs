@@ -241,6 +241,8 @@ pub(super) struct Engine<'a, D: Driver> {
     messages_open: u64,
     /// The first wake-up asked for past [`super::MAX_CYCLE`]: (rank or source, cycles asked, cycle).
     too_late: Option<(u32, u64, u64)>,
+    /// Where the run publishes its cycle and delivered messages for an observer, if any.
+    progress: Option<&'a super::Progress>,
 }
 
 /// Bytes of one buffer, channel, packet and message record, for the memory estimate
@@ -438,7 +440,14 @@ impl<'a, D: Driver> Engine<'a, D> {
             latency_sum: 0,
             messages_open: 0,
             too_late: None,
+            progress: None,
         }
+    }
+
+    /// Publishes the run's progress into `progress` while it runs.
+    pub(super) fn observed(mut self, progress: Option<&'a super::Progress>) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// Runs to completion, or reports a deadlock.
@@ -448,9 +457,16 @@ impl<'a, D: Driver> Engine<'a, D> {
         self.apply(&mut steps);
         self.allocate();
         let mut events = Vec::new();
+        let mut publish = 0u32;
         while let Some(now) = self.wheel.pop_cycle(&mut events) {
             self.check_time()?;
             self.now = now;
+            publish = publish.wrapping_add(1);
+            if publish.is_multiple_of(1024)
+                && let Some(p) = self.progress
+            {
+                p.publish(now, self.outcome.messages - self.messages_open);
+            }
             self.outcome.events += events.len() as u64;
             for &event in &events {
                 match event {

@@ -21,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::workload::Program;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The last cycle a simulation may reach (2^63, about 292 years at 1 GHz). A wake-up asked for past it
 /// (a computation or job start near 2^64) is refused with the value rather than wrapping the clock;
@@ -173,6 +174,18 @@ pub fn simulate(
     rank_node: &[u32],
     seed: u64,
 ) -> Result<Outcome> {
+    simulate_observed(topo, model, program, rank_node, seed, None)
+}
+
+/// [`simulate`], publishing its progress into `progress` as it runs.
+pub fn simulate_observed(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    program: &Program,
+    rank_node: &[u32],
+    seed: u64,
+    progress: Option<&Progress>,
+) -> Result<Outcome> {
     model.validate(topo)?;
     program.validate()?;
     if rank_node.len() != program.ranks() as usize {
@@ -184,10 +197,34 @@ pub fn simulate(
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
     let paths = model.routing.build(topo)?;
-    let (mut outcome, ranks) =
-        engine::Engine::new(topo, model, paths, ranks, rank_node, seed).run()?;
+    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
+        .observed(progress)
+        .run()?;
     outcome.attach_mpi(ranks.stats());
     Ok(outcome)
+}
+
+/// What a running simulation publishes (every 1024 event cycles) for an observer thread, such as a
+/// progress bar: the current cycle and the messages delivered so far.
+#[derive(Debug, Default)]
+pub struct Progress {
+    cycle: AtomicU64,
+    delivered: AtomicU64,
+}
+
+impl Progress {
+    fn publish(&self, cycle: u64, delivered: u64) {
+        self.cycle.store(cycle, Ordering::Relaxed);
+        self.delivered.store(delivered, Ordering::Relaxed);
+    }
+
+    /// The last published (cycle, messages delivered).
+    pub fn read(&self) -> (u64, u64) {
+        (
+            self.cycle.load(Ordering::Relaxed),
+            self.delivered.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.

@@ -2,6 +2,7 @@
 //! written.
 
 pub mod load_latency;
+pub mod progress;
 
 pub mod campaign;
 pub mod svg;
