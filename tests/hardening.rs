@@ -565,3 +565,20 @@ fn p3_second_campaign_on_a_directory_is_refused_and_a_stale_lock_recovered() {
     let o = netreplay(&["campaign", &cfg, "--out", &out.display().to_string()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+/// Beyond the list: a native trace's message of 2^64 - 1 bytes (2.9e17 packets) replayed for ever.
+#[test]
+fn p8_native_messages_past_1_tib_are_refused() {
+    let dir = scratch("p8-native");
+    let file = trace(&dir, "0 send 1 18446744073709551615\n1 recv 0\n");
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &format!("trace:file={file},cache=off"),
+        ],
+        &["18446744073709551615 bytes", "1 TiB"],
+    );
+}

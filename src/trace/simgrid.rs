@@ -145,14 +145,14 @@ impl<'a> Line<'a> {
     /// are refused (they used to become 0, or 1e18 bytes that never finish replaying).
     fn count(&self, i: usize, what: &str) -> Result<u64, (usize, String)> {
         let v = self.number(i, what)?;
-        let col = self.tokens[i].0;
+        let (col, t) = self.tokens[i];
         if v < 0.0 {
-            return Err((col, format!("{what} `{v}` is negative")));
+            return Err((col, format!("{what} `{t}` is negative")));
         }
         if v.round() > MAX_BYTES as f64 {
             return Err((
                 col,
-                format!("{what} `{v}` is more than the {MAX_BYTES} bytes a message may carry"),
+                format!("{what} `{t}` is more than the {MAX_BYTES} bytes a message may carry"),
             ));
         }
         Ok(v.round() as u64)
@@ -509,7 +509,7 @@ impl Reader {
 
 /// The most bytes one message may carry (1 TiB): more is refused at the reader rather than replayed
 /// for years.
-pub const MAX_BYTES: u64 = 1 << 40;
+pub const MAX_BYTES: u64 = crate::workload::MAX_MESSAGE_BYTES;
 
 /// `cycles` (computed from `amount` of `unit`, token `i` of `line`) as a whole number, refused when
 /// negative or past [`crate::network::MAX_CYCLE`].
@@ -520,15 +520,15 @@ fn time_cycles(
     cycles: f64,
     unit: &str,
 ) -> Result<u64, LineError> {
-    let col = line.tokens[i].0;
+    let (col, t) = line.tokens[i];
     if amount < 0.0 {
-        return Err((col, format!("{amount} {unit} is negative")));
+        return Err((col, format!("{t} {unit} is negative")));
     }
     if cycles > crate::network::MAX_CYCLE as f64 {
         return Err((
             col,
             format!(
-                "{amount} {unit} is {cycles:e} cycles, past the simulator's limit of {} cycles",
+                "{t} {unit} is {cycles:e} cycles, past the simulator's limit of {} cycles",
                 crate::network::MAX_CYCLE
             ),
         ));
