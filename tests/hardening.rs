@@ -557,6 +557,8 @@ fn p3_second_campaign_on_a_directory_is_refused_and_a_stale_lock_recovered() {
     let out = dir.join("killed");
     let mut child = Command::new(env!("CARGO_BIN_EXE_netreplay"))
         .args(["campaign", &cfg, "--out", &out.display().to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(50));
