@@ -156,6 +156,10 @@ enum Command {
         /// Directory for load-latency.{csv,json,svg} (each written atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Refuse the sweep at once if its memory estimate (one engine per thread) passes SIZE;
+        /// default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
         /// Show progress on stderr (points done, rate, ETA) even when it is
         /// not a terminal (plain lines then); by default only on a terminal.
         #[arg(long, conflicts_with = "quiet")]
@@ -399,6 +403,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             routing,
             json,
             out,
+            max_memory,
             progress,
             quiet,
         } => {
@@ -416,6 +421,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.loads = loads.or(cfg.loads);
             cfg.seed = seed.or(cfg.seed);
             cfg.progress = report::progress::Show::choose(progress, quiet);
+            cfg.max_memory = max_memory;
             let phases = &mut cfg.open_loop;
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
             phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);

@@ -33,6 +33,10 @@ pub struct SweepConfig {
     /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
     #[serde(skip)]
     pub progress: crate::report::progress::Show,
+    /// Refuse the sweep when its memory estimate passes this many bytes (`--max-memory`; default:
+    /// the memory available on the machine).
+    #[serde(skip)]
+    pub max_memory: Option<u64>,
 }
 
 impl SweepConfig {
@@ -141,9 +145,21 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     let curves: Vec<(usize, &Routing)> = (0..topos.len())
         .flat_map(|t| routings.iter().map(move |r| (t, r)))
         .collect();
+    // Points run in parallel, up to one engine per thread: the largest must fit that many times.
+    let threads = rayon::current_num_threads().min(curves.len() * loads.len()) as u64;
     for &(t, routing) in &curves {
         // Fails early (before any simulation) on a routing the topology cannot run.
-        routing.build(topos[t].as_ref())?;
+        let non_minimal = routing.build(topos[t].as_ref())?.non_minimal();
+        let engine = network::memory::engine_bytes(topos[t].as_ref(), &cfg.network, non_minimal);
+        network::memory::check(
+            engine.saturating_mul(threads),
+            cfg.max_memory,
+            &format!(
+                "{threads} open-loop runs at once on `{}` ({} nodes)",
+                topos[t].spec(),
+                topos[t].nodes()
+            ),
+        )?;
     }
     let jobs: Vec<(usize, &Routing, f64)> = curves
         .iter()

@@ -142,3 +142,24 @@ fn p9_long_runs_show_progress_on_request_and_not_with_quiet() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("progress: started, 2 points to go"), "{err}");
 }
+
+#[test]
+fn p6_a_sweep_too_large_for_memory_is_refused_at_once() {
+    let started = Instant::now();
+    let out = netreplay(&[
+        "load-latency",
+        "--topology",
+        "fat-tree:k=16,n=3",
+        "--loads",
+        "0.1,0.2",
+        "--max-memory",
+        "1M",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("would need about") && err.contains("open-loop runs at once"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
