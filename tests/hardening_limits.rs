@@ -163,3 +163,21 @@ fn p6_a_sweep_too_large_for_memory_is_refused_at_once() {
     );
     assert!(started.elapsed() < Duration::from_secs(30));
 }
+
+/// Beyond the list: graph families inside their parameter ranges built hundreds of millions of
+/// links (minutes, gigabytes) before any check; now refused from their parameters.
+#[test]
+fn p6_huge_explicit_switch_graphs_are_refused_before_building() {
+    for spec in ["slimfly:q=512,p=6", "flex:x=100,y=100,z=100,p=10"] {
+        let started = Instant::now();
+        let out = netreplay(&["topology", spec]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{spec}");
+        assert!(err.contains("switch-to-switch links"), "{spec}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{spec}: {:?}",
+            started.elapsed()
+        );
+    }
+}
