@@ -34,8 +34,8 @@ enum Command {
         /// Also measure fault tolerance by random link removal (seed 003 §III-A-4).
         #[arg(long)]
         fault_tolerance: bool,
-        /// Trials per 5% step of the fault-tolerance measure.
-        #[arg(long, default_value_t = 100)]
+        /// Trials per 5% step of the fault-tolerance measure (1 to 100000).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         trials: u32,
     },
     /// Replay one workload over one topology and print the completion time and counters.

@@ -181,3 +181,18 @@ fn p6_huge_explicit_switch_graphs_are_refused_before_building() {
         );
     }
 }
+
+/// Beyond the list: `--trials 4000000000` ran for hours without a word.
+#[test]
+fn p6_fault_tolerance_trials_are_bounded() {
+    let out = netreplay(&[
+        "topology",
+        "fat-tree:k=4,n=2",
+        "--fault-tolerance",
+        "--trials",
+        "4000000000",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("--trials") && err.contains("100000"), "{err}");
+}
