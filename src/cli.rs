@@ -34,8 +34,8 @@ enum Command {
         /// Also measure fault tolerance by random link removal (seed 003 §III-A-4).
         #[arg(long)]
         fault_tolerance: bool,
-        /// Trials per 5% step of the fault-tolerance measure.
-        #[arg(long, default_value_t = 100)]
+        /// Trials per 5% step of the fault-tolerance measure (1 to 100000).
+        #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         trials: u32,
     },
     /// Replay one workload over one topology and print the completion time and counters.
@@ -61,9 +61,20 @@ enum Command {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
-        /// Also write the JSON report to this file (atomically).
+        /// Also write the JSON report to this file (atomically; its directory is created).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Refuse the run at once if its memory estimate passes SIZE (bytes, or 512M, 8G, ...);
+        /// default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
+        /// Show progress on stderr (simulated cycle, messages delivered, rate, ETA) even when it is
+        /// not a terminal (plain lines then); by default only on a terminal.
+        #[arg(long, conflicts_with = "quiet")]
+        progress: bool,
+        /// Never show progress.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Run a campaign (candidates x workloads x sizes) in parallel, resumably, and write its report
     /// (relative times, performance index, cost, performance/cost) into DIR.
@@ -148,6 +159,17 @@ enum Command {
         /// Directory for load-latency.{csv,json,svg} (each written atomically).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Refuse the sweep at once if its memory estimate (one engine per thread) passes SIZE;
+        /// default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
+        /// Show progress on stderr (points done, rate, ETA) even when it is
+        /// not a terminal (plain lines then); by default only on a terminal.
+        #[arg(long, conflicts_with = "quiet")]
+        progress: bool,
+        /// Never show progress.
+        #[arg(long)]
+        quiet: bool,
     },
 }
 
@@ -240,6 +262,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             routing,
             json,
             out,
+            max_memory,
+            progress,
+            quiet,
         } => {
             let mut cfg = match &config {
                 Some(path) => RunConfig::load(path)?,
@@ -252,12 +277,22 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.workload = workload.or(cfg.workload);
             cfg.placement = placement.or(cfg.placement);
             cfg.seed = seed.or(cfg.seed);
+            cfg.max_memory = max_memory;
+            cfg.progress = report::progress::Show::choose(progress, quiet);
+            if let Some(path) = &out {
+                report::prepare_output(path)?;
+            }
             let r = run::execute(&cfg)?;
             let text = report::json(&r) + "\n";
+            // Printed before the file is written, so a failing write cannot lose the result.
+            if json {
+                print!("{text}");
+            } else {
+                print!("{}", report::run_text(&r));
+            }
             if let Some(path) = out {
                 report::write_atomic(&path, text.as_bytes())?;
             }
-            print!("{}", if json { text } else { report::run_text(&r) });
         }
         Command::Campaign {
             config,
@@ -295,10 +330,16 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json },
         } => {
-            // Read afresh (no cache): the counts of the MPI calls come from the readers.
-            let wl = workload::build(&format!("trace:file={},cache=off", file.display()))?;
-            let ranks = wl.generator.ranks().unwrap_or(0);
-            let c = trace::check::check(&wl.generator.generate(ranks)?);
+            // Read without the cache: a check leaves nothing beside the trace, and the counts of the MPI
+            // calls come from the readers.
+            let wl = trace::TraceWorkload::open_with(
+                &file.display().to_string(),
+                &trace::ReadOptions::default(),
+                &trace::cache::Location::Off,
+                String::new(),
+            )?;
+            let ranks = workload::Generator::ranks(&wl).unwrap_or(0);
+            let c = trace::check::check(&workload::Generator::generate(&wl, ranks)?)?;
             print!(
                 "{}",
                 if json {
@@ -343,6 +384,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     "--ranks {ranks} is more than the simulator handles (at most {max})"
                 )));
             }
+            report::prepare_output(&out)?;
             let program = wl.generator.generate(ranks)?;
             trace::write_as(&program, &out, format)?;
             println!(
@@ -368,6 +410,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             routing,
             json,
             out,
+            max_memory,
+            progress,
+            quiet,
         } => {
             let mut cfg = match &config {
                 Some(path) => SweepConfig::load(path)?,
@@ -382,29 +427,30 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.traffic = traffic.or(cfg.traffic);
             cfg.loads = loads.or(cfg.loads);
             cfg.seed = seed.or(cfg.seed);
+            cfg.progress = report::progress::Show::choose(progress, quiet);
+            cfg.max_memory = max_memory;
             let phases = &mut cfg.open_loop;
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
             phases.measure_cycles = measure.unwrap_or(phases.measure_cycles);
             phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
             phases.sample_periods = samples.unwrap_or(phases.sample_periods);
+            if let Some(dir) = &out {
+                report::prepare_dir(dir)?;
+            }
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
+            if json {
+                print!("{text}");
+            } else {
+                print!("{}", report::load_latency::text(&curves));
+            }
             if let Some(dir) = out {
-                std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
                 report::write_atomic(&dir.join("load-latency.json"), text.as_bytes())?;
                 let csv = report::load_latency::csv(&curves);
                 report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;
                 let svg = report::load_latency::svg(&curves);
                 report::write_atomic(&dir.join("load-latency.svg"), svg.as_bytes())?;
             }
-            print!(
-                "{}",
-                if json {
-                    text
-                } else {
-                    report::load_latency::text(&curves)
-                }
-            );
         }
     }
     Ok(())

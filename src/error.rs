@@ -42,8 +42,9 @@ pub enum Error {
     /// A combination of valid parts that cannot run together (e.g. more ranks than nodes).
     #[error("{0}")]
     Invalid(String),
-    /// A configuration or input file that does not parse, with its position.
-    #[error("{path}:{line}:{column}: {message}")]
+    /// A configuration or input file that does not parse, with its position. The message is clipped
+    /// when shown (see [`clip`]): it may quote a token of a line without spaces or newlines.
+    #[error("{path}:{line}:{column}: {}", clip(message))]
     File {
         path: String,
         line: usize,
@@ -73,6 +74,27 @@ impl Error {
     }
 }
 
+/// The longest message shown of a file error, in bytes.
+const MAX_MESSAGE: usize = 300;
+
+/// `message`, cut to its first [`MAX_MESSAGE`] bytes (at a character boundary) with how much was left
+/// out: a message quoting an input token must not print a gigabyte.
+pub fn clip(message: &str) -> std::borrow::Cow<'_, str> {
+    if message.len() <= MAX_MESSAGE {
+        return message.into();
+    }
+    let mut end = MAX_MESSAGE;
+    while !message.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}... ({} more bytes not shown)",
+        &message[..end],
+        message.len() - end
+    )
+    .into()
+}
+
 /// Who waits on what when a replay can go no further (NeXosim-style deadlock report).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeadlockReport {
@@ -86,6 +108,26 @@ pub struct DeadlockReport {
     pub blocked_ranks: Vec<(u32, u32, u64)>,
     /// How many ranks are blocked in total (the list above may be truncated).
     pub blocked_total: usize,
+}
+
+impl DeadlockReport {
+    /// A circle among the blocked ranks listed (each waiting for the next), if there is one: ranks
+    /// blocked receiving from each other are not waiting for "messages nobody sends".
+    pub fn circular_wait(&self) -> Option<Vec<u32>> {
+        let waits_for = |r: u32| self.blocked_ranks.iter().find(|b| b.0 == r).map(|b| b.1);
+        for &(start, _, _) in &self.blocked_ranks {
+            let mut path = vec![start];
+            let mut at = start;
+            while let Some(next) = waits_for(at) {
+                if let Some(i) = path.iter().position(|&r| r == next) {
+                    return Some(path.split_off(i));
+                }
+                path.push(next);
+                at = next;
+            }
+        }
+        None
+    }
 }
 
 impl fmt::Display for DeadlockReport {
@@ -110,9 +152,22 @@ impl fmt::Display for DeadlockReport {
                     )
                 })
                 .collect();
+            let why = match self.circular_wait() {
+                Some(cycle) => format!(
+                    "wait for each other in a circle ({}), each blocked in a receive before the send \
+                     the next one waits for",
+                    cycle
+                        .iter()
+                        .chain(cycle.first())
+                        .map(|r| format!("rank {r}"))
+                        .collect::<Vec<_>>()
+                        .join(" -> ")
+                ),
+                None => "wait for messages nobody sends".into(),
+            };
             write!(
                 f,
-                "the workload cannot complete at cycle {}: {} ranks wait for messages nobody sends ({}{})",
+                "the workload cannot complete at cycle {}: {} ranks {why} ({}{})",
                 self.cycle,
                 self.blocked_total,
                 shown.join("; "),
@@ -128,3 +183,23 @@ impl fmt::Display for DeadlockReport {
 
 /// Result with the crate's error.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 15, problem 7: a file error quoting a huge token shows a short prefix only.
+    #[test]
+    fn p7_file_errors_quote_a_short_prefix() {
+        let e = Error::File {
+            path: "t".into(),
+            line: 1,
+            column: 1,
+            message: format!("found `{}`", "é".repeat(1 << 20)),
+        };
+        let shown = e.to_string();
+        assert!(shown.len() < 400, "{} bytes", shown.len());
+        assert!(shown.contains("more bytes not shown"), "{shown}");
+        assert_eq!(clip("short").as_ref(), "short");
+    }
+}

@@ -30,12 +30,23 @@ pub struct SweepConfig {
     /// Network model.
     #[serde(default)]
     pub network: NetworkModel,
+    /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
+    #[serde(skip)]
+    pub progress: crate::report::progress::Show,
+    /// Refuse the sweep when its memory estimate passes this many bytes (`--max-memory`; default:
+    /// the memory available on the machine).
+    #[serde(skip)]
+    pub max_memory: Option<u64>,
 }
 
 impl SweepConfig {
     /// Reads a TOML sweep config, with file:line:column errors.
     pub fn load(path: &Path) -> Result<SweepConfig> {
-        crate::run::load_toml(path)
+        let cfg: SweepConfig = crate::run::load_toml(path)?;
+        cfg.network
+            .check_values()
+            .map_err(|e| crate::run::locate(path, e))?;
+        Ok(cfg)
     }
 }
 
@@ -51,6 +62,9 @@ pub struct Curve {
     /// Points in increasing offered load, up to and including the first unstable one.
     pub points: Vec<LoadPoint>,
 }
+
+/// Most loads one sweep takes.
+const MAX_LOADS: usize = 1000;
 
 /// Parses `FROM:TO:STEP` (inclusive of TO up to rounding) or a comma-separated list of loads.
 pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
@@ -76,16 +90,26 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
         if step <= 0.0 || to < from {
             return Err(bad("the step must be positive and TO at least FROM"));
         }
-        let count = ((to - from) / step + 1e-9).floor() as usize + 1;
-        (0..count).map(|i| from + step * i as f64).collect()
+        // The length is checked before the list is built: a tiny step would ask for terabytes.
+        let count = ((to - from) / step + 1e-9).floor() + 1.0;
+        if count.is_nan() || count > MAX_LOADS as f64 {
+            return Err(bad(&format!(
+                "the range has {count:.3e} loads, more than {MAX_LOADS}; take a larger step"
+            )));
+        }
+        (0..count as usize)
+            .map(|i| from + step * i as f64)
+            .collect()
     } else {
         numbers(text)?
     };
     if loads.is_empty()
-        || loads.len() > 1000
+        || loads.len() > MAX_LOADS
         || loads.iter().any(|l| !(*l > 0.0 && *l <= 1.0 + 1e-9))
     {
-        return Err(bad("every load must be in (0, 1], at most 1000 of them"));
+        return Err(bad(&format!(
+            "every load must be in (0, 1], at most {MAX_LOADS} of them"
+        )));
     }
     Ok(loads.into_iter().map(|l| l.min(1.0)).collect())
 }
@@ -100,6 +124,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
     let mut loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
     loads.sort_by(f64::total_cmp);
+    cfg.open_loop.validate()?;
     let seed = cfg.seed.unwrap_or(1);
     let topos = cfg
         .topologies
@@ -121,28 +146,60 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     let curves: Vec<(usize, &Routing)> = (0..topos.len())
         .flat_map(|t| routings.iter().map(move |r| (t, r)))
         .collect();
+    // Points run in parallel, up to one engine per thread: the largest must fit that many times.
+    let threads = rayon::current_num_threads().min(curves.len() * loads.len()) as u64;
     for &(t, routing) in &curves {
         // Fails early (before any simulation) on a routing the topology cannot run.
-        routing.build(topos[t].as_ref())?;
+        let non_minimal = routing.build(topos[t].as_ref())?.non_minimal();
+        let engine = network::memory::engine_bytes(topos[t].as_ref(), &cfg.network, non_minimal);
+        network::memory::check(
+            engine.saturating_mul(threads),
+            cfg.max_memory,
+            &format!(
+                "{threads} open-loop runs at once on `{}` ({} nodes)",
+                topos[t].spec(),
+                topos[t].nodes()
+            ),
+        )?;
     }
     let jobs: Vec<(usize, &Routing, f64)> = curves
         .iter()
         .flat_map(|&(t, r)| loads.iter().map(move |&l| (t, r, l)))
         .collect();
-    let points = jobs
-        .par_iter()
-        .map(|&(t, routing, load)| {
-            let params = OpenLoopParams {
-                load,
-                ..cfg.open_loop
-            };
-            let model = NetworkModel {
-                routing: routing.clone(),
-                ..cfg.network.clone()
-            };
-            network::simulate_open_loop(topos[t].as_ref(), &model, &dests[t], &params, seed)
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let finished = std::sync::atomic::AtomicU64::new(0);
+    let run_all = || {
+        jobs.par_iter()
+            .map(|&(t, routing, load)| {
+                let params = OpenLoopParams {
+                    load,
+                    ..cfg.open_loop
+                };
+                let model = NetworkModel {
+                    routing: routing.clone(),
+                    ..cfg.network.clone()
+                };
+                let point = network::simulate_open_loop(
+                    topos[t].as_ref(),
+                    &model,
+                    &dests[t],
+                    &params,
+                    seed,
+                );
+                finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                point
+            })
+            .collect::<Result<Vec<_>>>()
+    };
+    let points = crate::report::progress::observe(
+        cfg.progress,
+        jobs.len() as u64,
+        "points",
+        || {
+            let done = finished.load(std::sync::atomic::Ordering::Relaxed);
+            (done, format!("{} curves", curves.len()))
+        },
+        run_all,
+    )?;
     let mut points = points.into_iter();
     Ok(curves
         .iter()
@@ -173,5 +230,19 @@ mod tests {
         for bad in ["0:1:0.1", "0.5:0.1:0.1", "0.1:1:0", "x", "0.1:2:0.5", "1,2"] {
             assert!(parse_loads(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Issue 15, problem 1: a tiny step was expanded into a list of 10^19 loads (a capacity
+    /// overflow panic) or a 7 TB allocation before the length was checked.
+    #[test]
+    fn p1_load_list_length_checked_before_building() {
+        for step in ["1e-19", "1e-12", "1e-300", "5e-324"] {
+            let e = parse_loads(&format!("0.1:1:{step}"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("more than 1000"), "{step}: {e}");
+        }
+        assert_eq!(parse_loads("0.001:1:0.001").unwrap().len(), 1000);
+        assert!(parse_loads("0.0005:1:0.0005").is_err());
     }
 }

@@ -4,7 +4,7 @@
 //! one place, runs the engine and measures wall time.
 
 use crate::error::{Error, Result};
-use crate::network::{self, NetworkModel, Outcome};
+use crate::network::{self, NetworkModel, Outcome, memory};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -30,6 +30,13 @@ pub struct RunConfig {
     /// Jobs sharing the machine (`[[jobs]]`), instead of one `workload`.
     #[serde(default)]
     pub jobs: Vec<JobConfig>,
+    /// Refuse the run when its memory estimate passes this many bytes (`--max-memory`; default: the
+    /// memory available on the machine).
+    #[serde(skip)]
+    pub max_memory: Option<u64>,
+    /// How the run shows its progress on stderr (`--progress`, `--quiet`; off by default here).
+    #[serde(skip)]
+    pub progress: crate::report::progress::Show,
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -69,9 +76,12 @@ pub struct JobReport {
 }
 
 impl RunConfig {
-    /// Reads a TOML run config; syntax and unknown-key errors carry file:line:column.
+    /// Reads a TOML run config; syntax, unknown-key and `[network]` value errors carry
+    /// file:line:column.
     pub fn load(path: &Path) -> Result<RunConfig> {
-        load_toml(path)
+        let cfg: RunConfig = load_toml(path)?;
+        cfg.network.check_values().map_err(|e| locate(path, e))?;
+        Ok(cfg)
     }
 }
 
@@ -80,6 +90,33 @@ impl RunConfig {
 pub fn load_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let text = std::fs::read_to_string(path).map_err(Error::io(path.display()))?;
     toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
+}
+
+/// Places a [`Error::BadValue`] found in the config at `path` at its key's `file:line:column` (the
+/// value's column); other errors, or a key not found, are prefixed with the path.
+pub fn locate(path: &Path, e: Error) -> Error {
+    let Error::BadValue {
+        kind, key, problem, ..
+    } = &e
+    else {
+        return Error::Invalid(format!("{}: {e}", path.display()));
+    };
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix(key.as_str()) else {
+            continue;
+        };
+        if let Some(value) = rest.trim_start().strip_prefix('=') {
+            let value = value.trim_start();
+            return Error::File {
+                path: path.display().to_string(),
+                line: i + 1,
+                column: line.len() - value.len() + 1,
+                message: format!("{kind}: `{key}` {problem}"),
+            };
+        }
+    }
+    Error::Invalid(format!("{}: {e}", path.display()))
 }
 
 /// Converts a TOML error into a positioned [`Error::File`].
@@ -166,8 +203,13 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let topo = topology::build(topo_spec)?;
     let seed = config.seed.unwrap_or(1);
     config.network.validate(topo.as_ref())?;
+    // Estimated before the program and the engine are built: a network too large is refused now.
+    let non_minimal = config.network.routing.build(topo.as_ref())?.non_minimal();
+    let engine_bytes = memory::engine_bytes(topo.as_ref(), &config.network, non_minimal);
+    let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
+    memory::check(engine_bytes, config.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
-        return execute_jobs(config, topo.as_ref(), seed);
+        return execute_jobs(config, topo.as_ref(), seed, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
         Error::Invalid(
@@ -181,11 +223,33 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
     let program = wl.generator.generate(ranks)?;
+    memory::check(
+        engine_bytes + memory::program_bytes(&program),
+        config.max_memory,
+        &format!("{network_what} with its workload"),
+    )?;
 
-    let (outcome, speed) = Speed::measure(
-        topo.nodes(),
-        || network::simulate(topo.as_ref(), &config.network, &program, &rank_node, seed),
-        |o| o,
+    let observer = network::Progress::default();
+    let total = program.sends().count() as u64;
+    let simulate = || {
+        network::simulate_observed(
+            topo.as_ref(),
+            &config.network,
+            &program,
+            &rank_node,
+            seed,
+            Some(&observer),
+        )
+    };
+    let (outcome, speed) = crate::report::progress::observe(
+        config.progress,
+        total,
+        "messages",
+        || {
+            let (cycle, delivered) = observer.read();
+            (delivered, format!("cycle {cycle}"))
+        },
+        || Speed::measure(topo.nodes(), simulate, |o| o),
     )?;
     Ok(RunReport {
         topology: topo.spec(),
@@ -203,7 +267,12 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
 /// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
 /// replayed alone on the same nodes (in parallel) to measure its slowdown.
-fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<RunReport> {
+fn execute_jobs(
+    config: &RunConfig,
+    topo: &dyn Topology,
+    seed: u64,
+    engine_bytes: u64,
+) -> Result<RunReport> {
     if config.workload.is_some() {
         return Err(Error::Invalid(
             "give either one workload or [[jobs]], not both".into(),
@@ -212,6 +281,14 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
     let mut available = placement::Available::all(topo.nodes());
     let mut built = Vec::new();
     for (i, job) in config.jobs.iter().enumerate() {
+        if job.start > network::MAX_CYCLE {
+            return Err(Error::Invalid(format!(
+                "job {i} (`{}`): start = {} is past the simulator's limit of {} cycles",
+                job.workload,
+                job.start,
+                network::MAX_CYCLE
+            )));
+        }
         let wl = workload::build(&job.workload)?;
         let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
             Error::Invalid(format!(
@@ -238,6 +315,14 @@ fn execute_jobs(config: &RunConfig, topo: &dyn Topology, seed: u64) -> Result<Ru
             job.start,
         ));
     }
+    // The shared run, then up to one engine per thread for the alone runs, and every program.
+    let engines = 1 + (built.len() as u64).min(rayon::current_num_threads() as u64);
+    let programs: u64 = built.iter().map(|b| memory::program_bytes(&b.3)).sum();
+    memory::check(
+        engines * engine_bytes + programs,
+        config.max_memory,
+        &format!("simulating {} jobs on `{}`", built.len(), topo.spec()),
+    )?;
     let jobs: Vec<network::Job> = built
         .iter()
         .map(|(_, _, nodes, program, start)| network::Job {

@@ -5,7 +5,7 @@
 use super::index::{self, Index};
 use super::{CampaignConfig, RunRecord};
 use crate::cost::{self, Cost};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -64,6 +64,54 @@ pub struct Analysis {
     pub runs_done: usize,
 }
 
+/// A candidate's canonical specs and its costs, complete and used.
+pub(super) struct Priced {
+    topology: String,
+    placement: String,
+    complete: Cost,
+    used: Cost,
+}
+
+/// Places the campaign's ranks on candidate `cand` and prices its complete network and the resources
+/// they use under `model`; errors name the candidate (campaigns call this before running anything).
+pub(super) fn price(
+    cfg: &CampaignConfig,
+    model: &dyn cost::CostModel,
+    cand: &super::Candidate,
+) -> Result<Priced> {
+    let named = |e: Error| {
+        Error::Invalid(format!(
+            "candidate `{}` ({}): {e}",
+            cand.label, cand.topology
+        ))
+    };
+    let topo = crate::topology::build(&cand.topology)?;
+    let place = crate::placement::build(cand.placement.as_deref().unwrap_or("consecutive"))?;
+    let ranks = cfg
+        .ranks
+        .or_else(|| cfg.workload_ranks())
+        .unwrap_or(topo.nodes())
+        .min(topo.nodes());
+    let placed = place
+        .place(ranks, topo.as_ref(), cfg.seed.unwrap_or(1))
+        .map_err(named)?;
+    let cover = if place.spec() == "central" {
+        cost::central_cover(topo.nodes(), ranks)
+    } else {
+        placed.clone()
+    };
+    Ok(Priced {
+        complete: model
+            .price(topo.as_ref(), &cost::complete(topo.as_ref()))
+            .map_err(named)?,
+        used: model
+            .price(topo.as_ref(), &cost::used(topo.as_ref(), &placed, &cover))
+            .map_err(named)?,
+        topology: topo.spec(),
+        placement: place.spec(),
+    })
+}
+
 /// Computes the tables; runs not yet done leave gaps (and no index for the networks concerned).
 pub fn analyse(cfg: &CampaignConfig, records: &[RunRecord]) -> Result<Analysis> {
     let model = cfg.cost_model()?;
@@ -93,21 +141,7 @@ pub fn analyse(cfg: &CampaignConfig, records: &[RunRecord]) -> Result<Analysis> 
     let reference = cycles_of(&cfg.reference);
     let mut networks = Vec::new();
     for cand in &cfg.candidates {
-        let topo = crate::topology::build(&cand.topology)?;
-        let place = crate::placement::build(cand.placement.as_deref().unwrap_or("consecutive"))?;
-        let ranks = cfg
-            .ranks
-            .or_else(|| cfg.workload_ranks())
-            .unwrap_or(topo.nodes())
-            .min(topo.nodes());
-        let placed = place.place(ranks, topo.as_ref(), cfg.seed.unwrap_or(1))?;
-        let cover = if place.spec() == "central" {
-            cost::central_cover(topo.nodes(), ranks)
-        } else {
-            placed.clone()
-        };
-        let cost_complete = model.price(topo.as_ref(), &cost::complete(topo.as_ref()))?;
-        let cost_used = model.price(topo.as_ref(), &cost::used(topo.as_ref(), &placed, &cover))?;
+        let priced = price(cfg, model.as_ref(), cand)?;
         let cycles = cycles_of(&cand.label);
         let relative: Vec<Option<f64>> = cycles
             .iter()
@@ -119,12 +153,12 @@ pub fn analyse(cfg: &CampaignConfig, records: &[RunRecord]) -> Result<Analysis> 
             .collect();
         networks.push(NetworkResult {
             label: cand.label.clone(),
-            topology: topo.spec(),
-            placement: place.spec(),
+            topology: priced.topology,
+            placement: priced.placement,
             cycles,
             relative,
-            cost_complete,
-            cost_used,
+            cost_complete: priced.complete,
+            cost_used: priced.used,
             index_complete: None,
             index_used: None,
         });

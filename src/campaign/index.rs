@@ -67,6 +67,13 @@ impl Weights {
                 "weights name workload `{k}`, which is not in `workloads`"
             )));
         }
+        if cells.iter().all(|(w, s)| self.weight(w, *s) == 0.0) {
+            return Err(Error::Invalid(
+                "every weight is 0, so the weighted sum of relative times is 0 and the index \
+                 undefined; give at least one (workload, size) a positive weight"
+                    .into(),
+            ));
+        }
         Ok(())
     }
 

@@ -6,10 +6,12 @@
 //! per finished run, each written with a single append and fsync). A run is identified by (network
 //! label, workload, size); resuming skips the runs already in the file, and a torn last line (a kill
 //! mid-write) is cut off before appending. `--shard I/N` takes runs I-1, I-1+N, ... of the fixed run
-//! order; `netreplay report` merges directories only if their config hashes agree.
+//! order; `netreplay report` merges directories only if their config hashes agree. A running campaign
+//! holds an exclusive lock on its directory ([`lock`]), so a second one on it is refused.
 
 pub mod analysis;
 pub mod index;
+pub mod lock;
 
 use crate::cost::PriceTable;
 use crate::error::{Error, Result};
@@ -130,6 +132,9 @@ impl CampaignConfig {
     /// Reads and validates a campaign config; errors in the file carry file:line:column.
     pub fn load(path: &Path) -> Result<CampaignConfig> {
         let cfg: CampaignConfig = run::load_toml(path)?;
+        cfg.network
+            .check_values()
+            .map_err(|e| run::locate(path, e))?;
         cfg.validate()
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(cfg)
@@ -169,13 +174,31 @@ impl CampaignConfig {
                 "`sizes` is empty but generated workloads need a message size".into(),
             ));
         }
+        let mut needs: Vec<(String, u32)> = Vec::new();
         for w in &self.workloads {
             for size in self.sizes_of(w) {
-                crate::workload::build(&self.workload_spec(w, size)?)?;
+                let spec = self.workload_spec(w, size)?;
+                let wl = crate::workload::build(&spec)?;
+                if let Some(r) = wl.ranks.or(wl.generator.ranks()) {
+                    needs.push((spec, r));
+                }
             }
         }
         self.weights.validate(&self.cells())?;
-        self.cost_model()?;
+        let model = self.cost_model()?;
+        // Every candidate must hold every workload and be priced, or the campaign would fail after
+        // running everything.
+        for c in &self.candidates {
+            let nodes = crate::topology::build(&c.topology)?.nodes();
+            if let Some((spec, r)) = needs.iter().find(|(_, r)| *r > nodes) {
+                return Err(Error::Invalid(format!(
+                    "candidate `{}` ({}) has {nodes} nodes but workload `{spec}` has {r} ranks; \
+                     lower `ranks` or drop the candidate",
+                    c.label, c.topology
+                )));
+            }
+            analysis::price(self, model.as_ref(), c)?;
+        }
         Ok(())
     }
 
@@ -269,7 +292,7 @@ impl CampaignConfig {
             placement: c.placement.clone(),
             seed: Some(self.seed.unwrap_or(1)),
             network: self.network.clone(),
-            jobs: Vec::new(),
+            ..RunConfig::default()
         })
     }
 }
@@ -388,7 +411,15 @@ fn open_results(dir: &Path) -> Result<std::fs::File> {
     Ok(f)
 }
 
-/// Runs (the rest of) a campaign into `dir` on `jobs` threads, with a progress bar on stderr.
+/// Threads for `requested` simulations at once: at least 1 and at most the machine's available
+/// parallelism (each run is single-threaded; more threads only share the cores and add memory).
+pub fn threads(requested: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    requested.clamp(1, cores)
+}
+
+/// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with a
+/// progress bar on stderr.
 pub fn run_campaign(
     cfg: &CampaignConfig,
     dir: &Path,
@@ -397,6 +428,8 @@ pub fn run_campaign(
     show_progress: bool,
 ) -> Result<Progress> {
     std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
+    // Held until every run of this invocation is appended.
+    let _lock = lock::DirLock::acquire(dir)?;
     let hash = cfg.hash();
     let manifest_path = dir.join(MANIFEST);
     if manifest_path.exists() {
@@ -443,7 +476,7 @@ pub fn run_campaign(
     bar.set_position(resumed as u64);
     bar.reset_eta();
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs.max(1))
+        .num_threads(threads(jobs))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start {jobs} threads: {e}")))?;
     pool.install(|| {
@@ -451,8 +484,10 @@ pub fn run_campaign(
             let rc = cfg.run_config(run)?;
             let r = run::execute(&rc).map_err(|e| {
                 Error::Invalid(format!(
-                    "run {} / {} / {:?} failed: {e}",
-                    run.label, run.workload, run.size
+                    "run {} / {}{} failed: {e}",
+                    run.label,
+                    run.workload,
+                    run.size.map_or(String::new(), |s| format!(" / size={s}"))
                 ))
             })?;
             let rec = RunRecord {
@@ -540,6 +575,15 @@ mod tests {
             a.workload_spec("bu", Some(100000)).unwrap(),
             "bu:size=100000,ranks=4096"
         );
+    }
+
+    /// Issue 15, problem 10: `--jobs 100000` started 100000 threads.
+    #[test]
+    fn p10_jobs_capped_to_available_parallelism() {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        assert_eq!(threads(100_000), cores);
+        assert_eq!(threads(0), 1);
+        assert_eq!(threads(1), 1);
     }
 
     /// Shards partition the run order.

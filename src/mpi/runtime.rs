@@ -211,7 +211,8 @@ impl<'p> Ranks<'p> {
                 }
                 Op::Compute { cycles } => {
                     let c = self.model.compute_cycles(cycles);
-                    self.compute[r] += c;
+                    // Saturating: a total past the clock's limit is refused by the engine, by name.
+                    self.compute[r] = self.compute[r].saturating_add(c);
                     c
                 }
             };
@@ -245,10 +246,10 @@ impl<'p> Ranks<'p> {
     ) -> u64 {
         if to == rank {
             self.stats.self_messages += 1;
-            self.stats.self_bytes += bytes;
+            self.stats.self_bytes = self.stats.self_bytes.saturating_add(bytes);
             self.arrive(rank, rank, tag, Arrival::Eager, out);
             let copy = self.model.self_copy_cycles(bytes);
-            self.sending[rank as usize] += copy;
+            self.sending[rank as usize] = self.sending[rank as usize].saturating_add(copy);
             return copy;
         }
         if !(sync || self.model.rendezvous(bytes)) {
@@ -434,7 +435,13 @@ impl<'p> Ranks<'p> {
 
     /// What the MPI layer did, with every rank's time split.
     pub fn stats(&self) -> MpiStats {
-        let split = |v: &[u64]| (v.iter().sum::<u64>(), v.iter().copied().max().unwrap_or(0));
+        // Sums over ranks saturate (each rank's time fits the clock; thousands of them may not).
+        let split = |v: &[u64]| {
+            (
+                v.iter().fold(0u64, |a, &b| a.saturating_add(b)),
+                v.iter().copied().max().unwrap_or(0),
+            )
+        };
         let mut s = self.stats;
         (s.time.compute_sum, s.time.compute_max) = split(&self.compute);
         (s.time.send_sum, s.time.send_max) = split(&self.sending);

@@ -245,7 +245,20 @@ pub(super) struct Engine<'a, D: Driver> {
     outcome: Outcome,
     latency_sum: u128,
     messages_open: u64,
+    /// The first wake-up asked for past [`super::MAX_CYCLE`]: (rank or source, cycles asked, cycle).
+    too_late: Option<(u32, u64, u64)>,
+    /// Where the run publishes its cycle and delivered messages for an observer, if any.
+    progress: Option<&'a super::Progress>,
 }
+
+/// Bytes of one buffer, channel, packet and message record, for the memory estimate
+/// ([`super::memory`]).
+pub(super) const RECORD_BYTES: [usize; 4] = [
+    std::mem::size_of::<Buffer>(),
+    std::mem::size_of::<Channel>(),
+    std::mem::size_of::<Packet>(),
+    std::mem::size_of::<Message>(),
+];
 
 impl<'a, D: Driver> Engine<'a, D> {
     /// Flattens the topology's wiring into channel and buffer arrays.
@@ -434,7 +447,15 @@ impl<'a, D: Driver> Engine<'a, D> {
             },
             latency_sum: 0,
             messages_open: 0,
+            too_late: None,
+            progress: None,
         }
+    }
+
+    /// Publishes the run's progress into `progress` while it runs.
+    pub(super) fn observed(mut self, progress: Option<&'a super::Progress>) -> Self {
+        self.progress = progress;
+        self
     }
 
     /// Runs to completion, or reports a deadlock.
@@ -444,8 +465,16 @@ impl<'a, D: Driver> Engine<'a, D> {
         self.apply(&mut steps);
         self.allocate();
         let mut events = Vec::new();
+        let mut publish = 0u32;
         while let Some(now) = self.wheel.pop_cycle(&mut events) {
+            self.check_time()?;
             self.now = now;
+            publish = publish.wrapping_add(1);
+            if publish.is_multiple_of(1024)
+                && let Some(p) = self.progress
+            {
+                p.publish(now, self.outcome.messages - self.messages_open);
+            }
             self.outcome.events += events.len() as u64;
             for &event in &events {
                 match event {
@@ -464,7 +493,21 @@ impl<'a, D: Driver> Engine<'a, D> {
                 return Ok(self.summarise());
             }
         }
+        self.check_time()?;
         self.finish()
+    }
+
+    /// Refuses a run that asked for a wake-up past [`super::MAX_CYCLE`] (a compute, self-copy or job
+    /// start too long), naming the value, instead of wrapping the clock.
+    fn check_time(&self) -> Result<()> {
+        match self.too_late {
+            None => Ok(()),
+            Some((who, cycles, at)) => Err(Error::Invalid(format!(
+                "simulated time would pass {} cycles: rank {who} asks to wait {cycles} cycles at \
+                 cycle {at} (a computation, self-copy or job start too large for the simulator)",
+                super::MAX_CYCLE
+            ))),
+        }
     }
 
     // ---- drivers and messages ----
@@ -479,9 +522,14 @@ impl<'a, D: Driver> Engine<'a, D> {
                     bytes,
                     token,
                 } => self.issue(from, to, bytes, token),
-                Step::Sleep { rank, cycles } => self
-                    .wheel
-                    .schedule(self.now + cycles.max(1), Event::WakeRank(rank)),
+                Step::Sleep { rank, cycles } => match self.now.checked_add(cycles.max(1)) {
+                    Some(at) if at <= super::MAX_CYCLE => {
+                        self.wheel.schedule(at, Event::WakeRank(rank))
+                    }
+                    _ => {
+                        self.too_late.get_or_insert((rank, cycles, self.now));
+                    }
+                },
             }
         }
     }

@@ -7,6 +7,7 @@
 pub mod driver;
 mod engine;
 mod jobs;
+pub mod memory;
 mod open_loop;
 pub mod stats;
 mod wheel;
@@ -20,6 +21,12 @@ use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::workload::Program;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The last cycle a simulation may reach (2^63, about 292 years at 1 GHz). A wake-up asked for past it
+/// (a computation or job start near 2^64) is refused with the value rather than wrapping the clock;
+/// below it, the engine's own additions (a packet's phits, link and routing delays) cannot overflow.
+pub const MAX_CYCLE: u64 = 1 << 63;
 
 /// The parameters of the network model; defaults are seed 004 §3.1's (the contract's "Default network
 /// model"). Every field is a config value (`[network]` in a run config).
@@ -79,6 +86,7 @@ impl NetworkModel {
     /// Rejects parameters the model cannot run with (virtual cut-through needs room for a whole packet;
     /// bubble flow control for two).
     pub fn validate(&self, topo: &dyn Topology) -> Result<()> {
+        self.check_values()?;
         let check = |ok: bool, what: &str| {
             if ok {
                 Ok(())
@@ -86,30 +94,6 @@ impl NetworkModel {
                 Err(Error::Invalid(format!("network model: {what}")))
             }
         };
-        check(
-            (1..=4096).contains(&self.packet_phits),
-            "packet_phits must be 1..=4096",
-        )?;
-        check(
-            (1..=1 << 16).contains(&self.phit_bytes),
-            "phit_bytes must be 1..=65536",
-        )?;
-        check(
-            (1..=1024).contains(&self.input_queue_packets),
-            "input_queue_packets must be 1..=1024 (virtual cut-through buffers whole packets)",
-        )?;
-        check(
-            (1..=1 << 20).contains(&self.injection_queue_packets),
-            "injection_queue_packets must be at least 1",
-        )?;
-        check(
-            self.output_queue_packets <= 1024,
-            "output_queue_packets must be 0..=1024",
-        )?;
-        check(
-            self.routing_delay <= 1 << 16 && self.fly_time <= 1 << 16,
-            "routing_delay and fly_time must be at most 65536 cycles",
-        )?;
         if topo.bubble_flow_control() {
             let ring_queue = if self.output_queue_packets > 0 {
                 self.output_queue_packets
@@ -126,6 +110,59 @@ impl NetworkModel {
         }
         Ok(())
     }
+
+    /// The checks that need no topology, as [`Error::BadValue`] naming the key, so a config loader
+    /// can point at the key's `file:line:column` ([`crate::run::locate`]).
+    pub fn check_values(&self) -> Result<()> {
+        let check = |ok: bool, key: &str, what: &str| {
+            if ok {
+                Ok(())
+            } else {
+                Err(Error::BadValue {
+                    kind: "network model",
+                    name: "[network]".into(),
+                    key: key.into(),
+                    problem: what.into(),
+                })
+            }
+        };
+        check(
+            (1..=4096).contains(&self.packet_phits),
+            "packet_phits",
+            "must be 1..=4096",
+        )?;
+        check(
+            (1..=1 << 16).contains(&self.phit_bytes),
+            "phit_bytes",
+            "must be 1..=65536",
+        )?;
+        check(
+            (1..=1024).contains(&self.input_queue_packets),
+            "input_queue_packets",
+            "must be 1..=1024 (virtual cut-through buffers whole packets)",
+        )?;
+        check(
+            (1..=1 << 20).contains(&self.injection_queue_packets),
+            "injection_queue_packets",
+            "must be 1..=1048576",
+        )?;
+        check(
+            self.output_queue_packets <= 1024,
+            "output_queue_packets",
+            "must be 0..=1024",
+        )?;
+        check(
+            self.routing_delay <= 1 << 16,
+            "routing_delay",
+            "must be at most 65536 cycles",
+        )?;
+        check(
+            self.fly_time <= 1 << 16,
+            "fly_time",
+            "must be at most 65536 cycles",
+        )?;
+        Ok(())
+    }
 }
 
 /// Replays `program` with rank r on node `rank_node[r]` over `topo`, from an empty network until every
@@ -136,6 +173,18 @@ pub fn simulate(
     program: &Program,
     rank_node: &[u32],
     seed: u64,
+) -> Result<Outcome> {
+    simulate_observed(topo, model, program, rank_node, seed, None)
+}
+
+/// [`simulate`], publishing its progress into `progress` as it runs.
+pub fn simulate_observed(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    program: &Program,
+    rank_node: &[u32],
+    seed: u64,
+    progress: Option<&Progress>,
 ) -> Result<Outcome> {
     model.validate(topo)?;
     program.validate()?;
@@ -148,10 +197,34 @@ pub fn simulate(
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
     let paths = model.routing.build(topo)?;
-    let (mut outcome, ranks) =
-        engine::Engine::new(topo, model, paths, ranks, rank_node, seed).run()?;
+    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
+        .observed(progress)
+        .run()?;
     outcome.attach_mpi(ranks.stats());
     Ok(outcome)
+}
+
+/// What a running simulation publishes (every 1024 event cycles) for an observer thread, such as a
+/// progress bar: the current cycle and the messages delivered so far.
+#[derive(Debug, Default)]
+pub struct Progress {
+    cycle: AtomicU64,
+    delivered: AtomicU64,
+}
+
+impl Progress {
+    fn publish(&self, cycle: u64, delivered: u64) {
+        self.cycle.store(cycle, Ordering::Relaxed);
+        self.delivered.store(delivered, Ordering::Relaxed);
+    }
+
+    /// The last published (cycle, messages delivered).
+    pub fn read(&self) -> (u64, u64) {
+        (
+            self.cycle.load(Ordering::Relaxed),
+            self.delivered.load(Ordering::Relaxed),
+        )
+    }
 }
 
 /// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
@@ -258,20 +331,7 @@ pub fn simulate_open_loop(
     seed: u64,
 ) -> Result<LoadPoint> {
     model.validate(topo)?;
-    if !(params.load > 0.0 && params.load <= 1.0) || params.measure_cycles == 0 {
-        return Err(Error::Invalid(format!(
-            "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
-            params.load, params.measure_cycles
-        )));
-    }
-    if !(1..=64).contains(&params.sample_periods)
-        || params.measure_cycles < u64::from(params.sample_periods)
-    {
-        return Err(Error::Invalid(format!(
-            "open-loop sample_periods must be 1..=64 and at most the measurement window's cycles; got {} over {} cycles",
-            params.sample_periods, params.measure_cycles
-        )));
-    }
+    params.validate()?;
     let nodes = topo.nodes();
     let identity: Vec<u32> = (0..nodes).collect();
     let sources = open_loop::OpenLoop::new(

@@ -25,6 +25,7 @@
 
 use super::driver::Step;
 use super::driver::{Consumed, Driver};
+use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::traffic::Destinations;
 use serde::{Deserialize, Serialize};
@@ -61,6 +62,44 @@ impl Default for OpenLoopParams {
 /// Least relative growth of mean latency from the first half of the sample periods to the last half
 /// that makes a point unstable.
 pub const GROWTH: f64 = 0.25;
+
+impl OpenLoopParams {
+    /// Rejects a load outside (0, 1], an empty measurement window, sample periods outside 1..=64 or
+    /// longer than the window, and phases whose sum passes
+    /// [`super::MAX_CYCLE`] (which would wrap the window's end and measure nothing), naming the values.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.load > 0.0 && self.load <= 1.0) || self.measure_cycles == 0 {
+            return Err(Error::Invalid(format!(
+                "open-loop load must be in (0, 1] phits per node per cycle and the measurement window non-empty; got load {} over {} cycles",
+                self.load, self.measure_cycles
+            )));
+        }
+        if !(1..=64).contains(&self.sample_periods)
+            || self.measure_cycles < u64::from(self.sample_periods)
+        {
+            return Err(Error::Invalid(format!(
+                "open-loop sample_periods must be 1..=64 and at most the measurement window's cycles; got {} over {} cycles",
+                self.sample_periods, self.measure_cycles
+            )));
+        }
+        let total = self
+            .warmup_cycles
+            .checked_add(self.measure_cycles)
+            .and_then(|t| t.checked_add(self.drain_cycles))
+            .filter(|&t| t <= super::MAX_CYCLE);
+        if total.is_none() {
+            return Err(Error::Invalid(format!(
+                "open-loop phases too long: warm-up {} + measurement {} + drain {} cycles is more than \
+                 the simulator's limit of {} cycles",
+                self.warmup_cycles,
+                self.measure_cycles,
+                self.drain_cycles,
+                super::MAX_CYCLE
+            )));
+        }
+        Ok(())
+    }
+}
 
 /// Bernoulli sources on every node.
 pub(super) struct OpenLoop<'a> {

@@ -16,6 +16,16 @@ fn size_label(size: Option<u64>) -> String {
     }
 }
 
+/// `text` as one Markdown table cell: `|` escaped, line breaks made spaces.
+fn md(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+}
+
+/// `text` inside a double-quoted CSV field: quotes doubled.
+fn csv(text: &str) -> String {
+    text.replace('"', "\"\"")
+}
+
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
 }
@@ -27,10 +37,18 @@ pub fn markdown(a: &Analysis) -> String {
     let _ = writeln!(
         t,
         "Reference network: {}. Cost model: {}. Runs: {} of {} done. Config hash {}.\n",
-        a.reference, a.cost_model, a.runs_done, a.runs_planned, a.config_hash
+        md(&a.reference),
+        a.cost_model,
+        a.runs_done,
+        a.runs_planned,
+        a.config_hash
     );
-    let _ = writeln!(t, "## Relative time (completion time / {})\n", a.reference);
-    let head: Vec<&str> = a.networks.iter().map(|n| n.label.as_str()).collect();
+    let _ = writeln!(
+        t,
+        "## Relative time (completion time / {})\n",
+        md(&a.reference)
+    );
+    let head: Vec<String> = a.networks.iter().map(|n| md(&n.label)).collect();
     let _ = writeln!(t, "| pattern | size | weight | {} |", head.join(" | "));
     let _ = writeln!(t, "|---|---:|---:|{}", "---:|".repeat(head.len()));
     for (i, c) in a.cells.iter().enumerate() {
@@ -38,7 +56,7 @@ pub fn markdown(a: &Analysis) -> String {
         let _ = writeln!(
             t,
             "| {} | {} | {} | {} |",
-            c.workload,
+            md(&c.workload),
             size_label(c.size),
             c.weight,
             vals.join(" | ")
@@ -97,9 +115,9 @@ pub fn relative_csv(a: &Analysis) -> String {
             let _ = writeln!(
                 t,
                 "\"{}\",\"{}\",\"{}\",{},{},{},{}",
-                n.label,
-                n.topology,
-                c.workload,
+                csv(&n.label),
+                csv(&n.topology),
+                csv(&c.workload),
                 c.size.map_or(String::new(), |s| s.to_string()),
                 c.weight,
                 n.cycles[i].map_or(String::new(), |v| v.to_string()),
@@ -120,8 +138,8 @@ pub fn summary_csv(a: &Analysis) -> String {
         let _ = writeln!(
             t,
             "\"{}\",\"{}\",{},{},{:.2},{:.2},{},{},{},{},{:.2},{:.2},{},{}",
-            n.label,
-            n.topology,
+            csv(&n.label),
+            csv(&n.topology),
             opt(c.map(|x| x.weighted_sum), 6),
             opt(c.map(|x| x.normalised_phi), 6),
             n.cost_complete.total,

@@ -2,6 +2,7 @@
 //! written.
 
 pub mod load_latency;
+pub mod progress;
 
 pub mod campaign;
 pub mod svg;
@@ -201,8 +202,52 @@ pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialise")
 }
 
-/// Writes `contents` to `path` atomically: to a temporary file beside it, synced, then renamed, so a
-/// reader never sees a half-written file.
+/// Makes sure `path` can be written before hours of simulation produce its contents: creates its
+/// parent directories and writes (then removes) a probe file beside it, so a missing or read-only
+/// directory is an error now, not after the run.
+pub fn prepare_output(path: &Path) -> Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
+    if path.is_dir() {
+        return Err(Error::Invalid(format!(
+            "{}: is a directory; --out takes a file name",
+            path.display()
+        )));
+    }
+    probe_dir(&parent_dir(path), &name.to_string_lossy())
+}
+
+/// Makes sure files can be written into `dir` (created with its parents if missing), by writing and
+/// removing a probe file.
+pub fn prepare_dir(dir: &Path) -> Result<()> {
+    probe_dir(dir, "output")
+}
+
+fn probe_dir(dir: &Path, name: &str) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
+    let probe = dir.join(format!(".{name}.probe{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(|e| Error::Io {
+        path: dir.display().to_string(),
+        source: std::io::Error::new(
+            e.kind(),
+            format!("cannot write output files here ({e}); nothing was simulated"),
+        ),
+    })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
+/// The directory `path` is in (`.` for a bare file name).
+fn parent_dir(path: &Path) -> std::path::PathBuf {
+    path.parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf()
+}
+
+/// Writes `contents` to `path` atomically: to a temporary file beside it (its directory created if
+/// missing), synced, then renamed, so a reader never sees a half-written file.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     write_atomic_with(path, |f| f.write_all(contents))
 }
@@ -214,10 +259,8 @@ pub fn write_atomic_with(
     fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
 ) -> Result<()> {
     let io = Error::io(path.display());
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_dir(path);
+    std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
     let name = path
         .file_name()
         .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;

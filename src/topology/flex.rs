@@ -35,6 +35,9 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
             &spec,
             u64::from(x) * u64::from(y) * u64::from(z) * u64::from(t),
         )?;
+        // Each router links to x - 1 + y - 1 routers of the next layer.
+        let (x64, y64) = (u64::from(x), u64::from(y));
+        super::table_routing::check_links(&spec, x64 * y64 * u64::from(z) * (x64 + y64 - 2))?;
         Ok(Box::new(Flex::new(&spec, x, y, z, t)?))
     },
 };

@@ -13,7 +13,9 @@
 //! from uniformly sampled source nodes instead, with a 95% confidence half-width (normal approximation
 //! over the sampled sources' mean distances), and the diameter is the largest eccentricity seen (a
 //! lower bound). Route hop counts follow the first choice of the routing function for every ordered
-//! pair of distinct nodes, or for uniformly sampled pairs above [`Budget::pairs`].
+//! pair of distinct nodes, or for uniformly sampled pairs above [`Budget::pairs`]. Sampling itself is
+//! bounded in work ([`Budget::sampled_work`], [`Budget::sampled_hops`]): on the largest accepted
+//! networks fewer sources or pairs are drawn, and the wider confidence interval says so.
 
 use super::{Topology, node_ejections, switch_distances, trace_route};
 use crate::rng::Rng;
@@ -31,6 +33,12 @@ pub struct Budget {
     pub sampled_sources: u32,
     /// Node pairs sampled when routes are over budget.
     pub sampled_pairs: u32,
+    /// Largest BFS work spent on sampled sources: fewer than `sampled_sources` (at least 2) are
+    /// drawn when each BFS is large, so the largest accepted networks stay within seconds.
+    pub sampled_work: u64,
+    /// Largest number of links traced over sampled routes: fewer pairs are traced when routes are
+    /// long (a million-node ring), in rounds, stopping once this is passed.
+    pub sampled_hops: u64,
 }
 
 impl Budget {
@@ -41,6 +49,8 @@ impl Budget {
         pairs: 1_000_000,
         sampled_sources: 256,
         sampled_pairs: 200_000,
+        sampled_work: 600_000_000,
+        sampled_hops: 200_000_000,
     };
     /// No sampling, whatever the size (`topology --exact`).
     pub const EXACT: Budget = Budget {
@@ -48,6 +58,8 @@ impl Budget {
         pairs: u64::MAX,
         sampled_sources: 0,
         sampled_pairs: 0,
+        sampled_work: u64::MAX,
+        sampled_hops: u64::MAX,
     };
 }
 
@@ -128,9 +140,9 @@ pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
     let mut rng = Rng::new(seed);
     let sampled = work > budget.work && budget.sampled_sources > 0;
     let stats: Vec<(u64, u64, u32)> = if sampled {
-        let picks: Vec<u32> = (0..budget.sampled_sources)
-            .map(|_| rng.below(nodes))
-            .collect();
+        let per_bfs = (ports + u64::from(nodes)).max(1);
+        let sources = (budget.sampled_work / per_bfs).clamp(2, u64::from(budget.sampled_sources));
+        let picks: Vec<u32> = (0..sources).map(|_| rng.below(nodes)).collect();
         picks
             .par_iter()
             .flat_map_iter(|&n| from_switch(topo, &eject, topo.node_attachment(n).0, &[n]))
@@ -185,18 +197,25 @@ fn route_hops(topo: &dyn Topology, budget: Budget, rng: &mut Rng) -> (f64, u32, 
     }
     let hops = |src: u32, dst: u32| trace_route(topo, src, dst, |_| 0).unwrap_or(0);
     let (sum, max, count, sampled) = if all > budget.pairs && budget.sampled_pairs > 0 {
-        let pairs: Vec<(u32, u32)> = (0..budget.sampled_pairs)
-            .map(|_| {
-                let s = rng.below(nodes);
-                (s, (s + 1 + rng.below(nodes - 1)) % nodes)
-            })
-            .collect();
-        let (sum, max) = pairs
-            .par_iter()
-            .map(|&(s, d)| hops(s, d))
-            .fold(|| (0u64, 0u32), |(a, m), h| (a + u64::from(h), m.max(h)))
-            .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1.max(y.1)));
-        (sum, max, pairs.len() as u64, true)
+        // Rounds of doubling size, so a network of long routes stops after few pairs.
+        let (mut sum, mut max, mut count, mut round) = (0u64, 0u32, 0u64, 64u64);
+        while count < u64::from(budget.sampled_pairs) && sum < budget.sampled_hops {
+            let take = round.min(u64::from(budget.sampled_pairs) - count);
+            let pairs: Vec<(u32, u32)> = (0..take)
+                .map(|_| {
+                    let s = rng.below(nodes);
+                    (s, (s + 1 + rng.below(nodes - 1)) % nodes)
+                })
+                .collect();
+            let (s, m) = pairs
+                .par_iter()
+                .map(|&(s, d)| hops(s, d))
+                .fold(|| (0u64, 0u32), |(a, m), h| (a + u64::from(h), m.max(h)))
+                .reduce(|| (0, 0), |x, y| (x.0 + y.0, x.1.max(y.1)));
+            (sum, max, count) = (sum + s, max.max(m), count + take);
+            round *= 2;
+        }
+        (sum, max, count, true)
     } else {
         let (sum, max) = (0..nodes)
             .into_par_iter()
@@ -284,6 +303,7 @@ mod tests {
             pairs: 0,
             sampled_sources: 200,
             sampled_pairs: 5000,
+            ..Budget::DEFAULT
         };
         // A 95% interval: over 40 independent seeds, nearly all must cover the exact value.
         let mut covered = 0;

@@ -31,6 +31,8 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let t = p.u32_in("p", None, 1, 4096)?;
         let spec = format!("slimfly:q={q},p={t}");
         check_size(&spec, 2 * u64::from(q) * u64::from(q) * u64::from(t))?;
+        // 2q^2 routers of degree about 3q/2.
+        super::table_routing::check_links(&spec, 3 * u64::from(q).pow(3) / 2)?;
         let field = Field::new(q).ok_or_else(|| {
             p.invalid(format!(
                 "q = {q} is not a prime power; Slim Fly needs the field GF(q)"

@@ -23,6 +23,22 @@ use std::collections::VecDeque;
 
 /// Largest switch count for which distance tables are built (`switches^2` u16 entries: 32 MiB).
 pub const MAX_TABLE_SWITCHES: u32 = 4096;
+/// Most switch-to-switch links an explicit switch graph may hold (2^25: about 1 GiB with its
+/// adjacency lists); families that build one check their link count against it before building, so a
+/// spec inside their parameter ranges cannot take minutes and gigabytes first.
+pub const MAX_GRAPH_LINKS: u64 = 1 << 25;
+
+/// Refuses a graph family's spec whose switch graph would have more than [`MAX_GRAPH_LINKS`] links.
+pub fn check_links(spec: &str, links: u64) -> Result<()> {
+    if links > MAX_GRAPH_LINKS {
+        return Err(Error::Invalid(format!(
+            "topology `{spec}` would have {links} switch-to-switch links; explicit switch graphs \
+             are built up to {MAX_GRAPH_LINKS}: pick smaller parameters"
+        )));
+    }
+    Ok(())
+}
+
 /// Most virtual channels hop-indexed routing may ask for (the diameter of the graph).
 pub const MAX_HOP_VCS: u32 = 64;
 

@@ -5,6 +5,7 @@
 //! how much locality a placement could exploit), and checks that every send has its receive (by
 //! source, destination and tag, as MPI matches) and every non-blocking request is waited on.
 
+use crate::error::{Error, Result};
 use crate::workload::{Op, Program};
 use ahash::AHashMap;
 use serde::Serialize;
@@ -56,8 +57,19 @@ pub struct TraceCheck {
     pub calls: Option<crate::mpi::CallStats>,
 }
 
-/// Summarises and checks `program`.
-pub fn check(program: &Program) -> TraceCheck {
+/// `total + value`, or an error naming `what` and the value when the sum passes 2^64 - 1.
+fn add(total: &mut u64, value: u64, what: &str) -> Result<()> {
+    *total = total.checked_add(value).ok_or_else(|| {
+        Error::Invalid(format!(
+            "{what} overflows 64 bits: adding {value} to {total} passes {}",
+            u64::MAX
+        ))
+    })?;
+    Ok(())
+}
+
+/// Summarises and checks `program`; totals too large for 64 bits are an error naming the value.
+pub fn check(program: &Program) -> Result<TraceCheck> {
     let n = program.ranks();
     let mut balance: AHashMap<(u32, u32, u64), i64> = AHashMap::new();
     let mut pair_bytes: AHashMap<(u32, u32), u64> = AHashMap::new();
@@ -66,10 +78,14 @@ pub fn check(program: &Program) -> TraceCheck {
     let (mut messages, mut bytes) = (0u64, 0u64);
     for (from, to, b, tag) in program.sends() {
         messages += 1;
-        bytes += b;
-        per_rank[from as usize] += b;
+        add(&mut bytes, b, "the total of message bytes")?;
+        add(&mut per_rank[from as usize], b, "the bytes a rank sends")?;
         *balance.entry((from, to, tag)).or_default() += 1;
-        *pair_bytes.entry((from, to)).or_default() += b;
+        add(
+            pair_bytes.entry((from, to)).or_default(),
+            b,
+            "the bytes between two ranks",
+        )?;
         let bucket = from.abs_diff(to).max(1).ilog2() as usize;
         if histogram.len() <= bucket {
             histogram.resize(bucket + 1, 0);
@@ -104,7 +120,7 @@ pub fn check(program: &Program) -> TraceCheck {
             match *op {
                 Op::Compute { cycles } => {
                     computations += 1;
-                    compute_cycles += cycles;
+                    add(&mut compute_cycles, cycles, "the total of compute cycles")?;
                 }
                 Op::Isend { req, .. } | Op::Issend { req, .. } | Op::Irecv { req, .. } => {
                     outstanding.push(req)
@@ -134,7 +150,7 @@ pub fn check(program: &Program) -> TraceCheck {
     let ok = problems.is_empty();
     problems.truncate(5);
     let mean = if n > 0 {
-        per_rank.iter().sum::<u64>() as f64 / f64::from(n)
+        per_rank.iter().map(|&b| b as f64).sum::<f64>() / f64::from(n)
     } else {
         0.0
     };
@@ -142,7 +158,7 @@ pub fn check(program: &Program) -> TraceCheck {
         .iter()
         .max_by_key(|(k, v)| (**v, std::cmp::Reverse(**k)))
         .map(|(&(a, b), &v)| (a, b, v));
-    TraceCheck {
+    Ok(TraceCheck {
         ranks: n,
         messages,
         bytes,
@@ -174,7 +190,7 @@ pub fn check(program: &Program) -> TraceCheck {
         problems,
         ok,
         calls: program.call_stats().cloned(),
-    }
+    })
 }
 
 /// Aligned text of a check.
@@ -234,7 +250,7 @@ mod tests {
             .generator
             .generate(16)
             .unwrap();
-        let c = check(&p);
+        let c = check(&p).unwrap();
         assert!(c.ok, "{:?}", c.problems);
         assert_eq!((c.messages, c.bytes, c.pairs), (64, 6400, 64));
         let counts: Vec<u64> = c.distance_histogram.iter().map(|h| h.1).collect();
@@ -256,7 +272,7 @@ mod tests {
             }),
             _ => ops.push(Op::Wait { req: 1 }),
         });
-        let c = check(&p);
+        let c = check(&p).unwrap();
         assert!(!c.ok);
         assert_eq!(
             (c.unmatched_sends, c.unmatched_receives, c.request_problems),
@@ -267,5 +283,38 @@ mod tests {
                 .iter()
                 .any(|p| p.contains("rank 1 never waits on request(s) [7]"))
         );
+    }
+
+    /// Issue 15, problem 2: the compute and byte totals wrapped (u64::MAX + 10 summed to 9).
+    #[test]
+    fn p2_trace_check_sums_are_checked() {
+        let p = Program::from_fn(2, |r, ops| {
+            if r == 0 {
+                ops.push(Op::Compute { cycles: u64::MAX });
+                ops.push(Op::Compute { cycles: 10 });
+            }
+        });
+        let e = check(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("compute cycles") && e.contains("18446744073709551615"),
+            "{e}"
+        );
+        let p = Program::from_fn(2, |r, ops| match r {
+            0 => {
+                for _ in 0..2 {
+                    ops.push(Op::Send {
+                        to: 1,
+                        bytes: u64::MAX / 2 + 1,
+                        tag: 0,
+                    });
+                }
+            }
+            _ => {
+                for _ in 0..2 {
+                    ops.push(Op::Recv { from: 0, tag: 0 });
+                }
+            }
+        });
+        assert!(check(&p).unwrap_err().to_string().contains("message bytes"));
     }
 }

@@ -308,6 +308,24 @@ impl TraceWorkload {
         cache: &cache::Location,
         extra: String,
     ) -> Result<TraceWorkload> {
+        // A pipe can be read once, but a trace is read more than once (to detect its format, to
+        // hash it for the cache, to parse it): say so instead of "the file has no content".
+        // A folder is an OTF2 archive or a DUMPI trace, or nothing netreplay reads.
+        let meta = std::fs::metadata(file).map_err(Error::io(file))?;
+        if meta.is_dir() {
+            let path = Path::new(file);
+            if !otf2::is_otf2(path) && !dumpi::is_dumpi(path) {
+                return Err(Error::Invalid(format!(
+                    "{file}: a folder, but neither an OTF2 archive (no anchor file `*.otf2`) nor a \
+                     DUMPI trace (no `.meta` file); give the trace file itself"
+                )));
+            }
+        } else if !meta.is_file() {
+            return Err(Error::Invalid(format!(
+                "{file}: not a regular file (a pipe or device); netreplay reads a trace more than \
+                 once, so save it to a file first (e.g. `cat ... > trace.txt`)"
+            )));
+        }
         Ok(TraceWorkload {
             file: file.to_string(),
             program: cache::read(Path::new(file), opts, cache)?,

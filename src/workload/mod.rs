@@ -13,6 +13,10 @@ use crate::spec::{Registry, Spec};
 
 pub use generators::REGISTRY;
 
+/// The most bytes one message may carry (1 TiB, 2^40): more is refused before replaying, whatever
+/// produced it (a trace reader, a generator), rather than replayed for years.
+pub const MAX_MESSAGE_BYTES: u64 = 1 << 40;
+
 /// One step of a rank's program, in MPI terms.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Op {
@@ -200,13 +204,24 @@ impl Program {
     }
 
     /// Checks that every peer rank exists (a rank may message itself: the MPI layer delivers such
-    /// self-messages locally).
+    /// self-messages locally) and that no message passes [`MAX_MESSAGE_BYTES`].
     pub fn validate(&self) -> Result<()> {
         let n = self.ranks();
         for r in 0..n {
             for op in self.rank_ops(r) {
                 let peer = match *op {
-                    Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => to,
+                    Op::Send { to, bytes, .. }
+                    | Op::Isend { to, bytes, .. }
+                    | Op::Issend { to, bytes, .. } => {
+                        if bytes > MAX_MESSAGE_BYTES {
+                            return Err(Error::Invalid(format!(
+                                "rank {r} sends a message of {bytes} bytes to rank {to}: more than \
+                                 the {MAX_MESSAGE_BYTES} bytes (1 TiB) a message may carry, which \
+                                 would take years to replay packet by packet"
+                            )));
+                        }
+                        to
+                    }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
                 };

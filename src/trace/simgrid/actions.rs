@@ -1,68 +1,18 @@
-//! Import of SimGrid SMPI time-independent traces (the input of `smpi_replay`; semantics read from
-//! SimGrid's `src/smpi/internals/smpi_replay.cpp` and `src/xbt/xbt_replay.cpp`).
-//!
-//! A trace is either one file holding every rank's actions (lines `RANK ACTION ARGS...`, ranks
-//! interleaved) or an index file listing one action file per rank, in rank order (then, as in SimGrid,
-//! the leading rank token of each line is not checked: the file's position is the rank). Index paths are
-//! resolved against the index's folder, then each of its ancestors (SimGrid resolves them against the
-//! working directory, which for its examples is an ancestor). Blank lines and `#` lines are skipped,
-//! tokens are separated by blanks, numbers may be written as doubles (`1e6`), trailing tokens an action
-//! does not use are ignored, the last line may lack its newline.
-//!
-//! Sizes are element counts of a datatype: MPI_BYTE unless the rank's `init` has an argument (then
-//! MPI_DOUBLE, SimGrid's "MPE" default); an optional trailing datatype id (SimGrid's predefined ids,
-//! 0 = MPI_DOUBLE, 1 = MPI_INT, 2 = MPI_CHAR, 6 = MPI_BYTE, ... up to 37) overrides it. `compute F` and
-//! the computation part of `reduce`, `allreduce` and `reducescatter` become `F / flops_per_cycle`
-//! cycles; `sleep S` becomes `S * cycles_per_second` cycles.
-//!
-//! `isend`/`irecv` post requests keyed by (source, destination, tag); `wait SRC DST TAG` completes the
-//! oldest outstanding request with that key (a wait with none is a no-op, as in SimGrid, where a
-//! successful `test` may have consumed it); `test` is a no-op (the request stays for a later wait, which
-//! then finds it complete if its message has arrived); `waitall` waits for every outstanding request.
-//! `sendRecv SENDCOUNT DST RECVCOUNT SRC [DT1 DT2]` (what SimGrid's tracer writes for MPI_Sendrecv; the
-//! tags are not recorded, so both directions use tag 0) is a send and a receive in flight together.
-//! Self-messages (partner = own rank) are delivered locally by the MPI layer, as SimGrid replays them.
-//! Collectives are calls of the MPI layer, which chooses their algorithms ([`crate::mpi::collectives`],
-//! not SimGrid's own selector); TI traces name no communicator, so every collective and message is on
-//! MPI_COMM_WORLD, as SimGrid's replay does (`comm_split`, `comm_dup` are no-ops there too).
-//! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
-//! Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's predefined
-//! types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (no predefined id) has no size in the
-//! trace and is refused.
+//! SimGrid actions to MPI calls: one [`Line`] of tokens at a time, each action decoded by
+//! [`Reader::action`] and pushed to the MPI layer's [`Builder`]; datatype sizes and time conversions.
 
-use crate::error::{Error, Result};
+use super::Units;
+use crate::error::Result;
 use crate::mpi::call::{Call, Collective, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Pos};
-use crate::workload::Program;
-use std::io::BufRead;
-use std::path::{Path, PathBuf};
-
-/// Conversion of SimGrid's work units to network cycles.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Units {
-    /// Flops a rank computes per network cycle (`flops_per_cycle`, default 1: a 1 Gflop/s core against
-    /// a 1 GHz network clock).
-    pub flops_per_cycle: f64,
-    /// Network cycles per second of `sleep` (`cycles_per_second`, default 1e9).
-    pub cycles_per_second: f64,
-}
-
-impl Default for Units {
-    fn default() -> Self {
-        Units {
-            flops_per_cycle: 1.0,
-            cycles_per_second: 1e9,
-        }
-    }
-}
 
 /// Size in bytes of SimGrid 3.32's predefined datatype `id` (`smpi_datatype.cpp`, x86-64 sizes), if
 /// replayable. 38..=49 are the Fortran types (REAL 4, REAL4 4, REAL8 8, REAL16 16, COMPLEX8 8,
 /// COMPLEX16 16, COMPLEX32 16 as SimGrid defines it, INTEGER1 4 as SimGrid defines it, INTEGER2 2,
 /// INTEGER4 4, INTEGER8 8, INTEGER16 16), 50..=54 LONG_DOUBLE_INT 32, CXX_BOOL 1, the C++ complex types
 /// 8/16/32; 55 and 56 (UB, LB) have no size; 57 PACKED 1, 58 PTR 8, 59 COUNT 8.
-fn datatype_size(id: i64) -> Option<u64> {
+pub(super) fn datatype_size(id: i64) -> Option<u64> {
     Some(match id {
         2 | 6 | 8 | 9 | 16 | 17 | 21 | 51 | 57 => 1,
         3 | 10 | 18 | 22 | 46 => 2,
@@ -141,14 +91,37 @@ impl<'a> Line<'a> {
         Ok(v as i64)
     }
 
-    /// An element count, rounded to a whole number (negative counts are a receiver's "unknown").
+    /// An element count, rounded to a whole number; negative counts and counts past [`MAX_BYTES`]
+    /// are refused (they used to become 0, or 1e18 bytes that never finish replaying).
     fn count(&self, i: usize, what: &str) -> Result<u64, (usize, String)> {
         let v = self.number(i, what)?;
-        Ok(if v <= 0.0 {
-            0
-        } else {
-            v.round().min(1e18) as u64
-        })
+        let (col, t) = self.tokens[i];
+        if v < 0.0 {
+            return Err((col, format!("{what} `{t}` is negative")));
+        }
+        if v.round() > MAX_BYTES as f64 {
+            return Err((
+                col,
+                format!("{what} `{t}` is more than the {MAX_BYTES} bytes a message may carry"),
+            ));
+        }
+        Ok(v.round() as u64)
+    }
+
+    /// `count` elements of `dt` bytes, refused past [`MAX_BYTES`] (the count is token `i`).
+    fn bytes(&self, i: usize, count: u64, dt: u64) -> Result<u64, (usize, String)> {
+        count
+            .checked_mul(dt)
+            .filter(|&b| b <= MAX_BYTES)
+            .ok_or_else(|| {
+                (
+                    self.tokens[i].0,
+                    format!(
+                        "{count} elements of {dt} bytes is more than the {MAX_BYTES} bytes a \
+                         message may carry"
+                    ),
+                )
+            })
     }
 }
 
@@ -163,15 +136,15 @@ struct Rank {
 }
 
 /// What the reader knows while reading.
-struct Reader {
+pub(super) struct Reader {
     ranks: Vec<Rank>,
-    builder: Builder,
+    pub(super) builder: Builder,
     /// The file being read and the line, where calls are pushed.
-    pos: Pos,
+    pub(super) pos: Pos,
     units: Units,
 }
 
-type LineError = (usize, String);
+pub(super) type LineError = (usize, String);
 
 impl Reader {
     fn n(&self) -> u32 {
@@ -210,15 +183,16 @@ impl Reader {
         })
     }
 
-    fn cycles(&self, flops: f64) -> u64 {
-        (flops.max(0.0) / self.units.flops_per_cycle)
-            .round()
-            .min(1e18) as u64
+    /// Cycles of `flops` (token `i` of `line`): negative amounts and amounts past the simulator's
+    /// limit are refused.
+    fn cycles(&self, line: &Line, i: usize, flops: f64) -> Result<u64, LineError> {
+        let cycles = (flops / self.units.flops_per_cycle).round();
+        time_cycles(line, i, flops, cycles, "flops")
     }
 
     fn counts(&self, line: &Line, from: usize, dt: u64, what: &str) -> Result<Vec<u64>, LineError> {
         (from..from + self.n() as usize)
-            .map(|i| line.count(i, what).map(|c| c.saturating_mul(dt)))
+            .map(|i| line.bytes(i, line.count(i, what)?, dt))
             .collect()
     }
 
@@ -226,7 +200,22 @@ impl Reader {
         self.builder.push(me, call, self.pos);
     }
 
-    fn collective(&mut self, me: u32, op: Collective, flops: f64) {
+    /// Pushes collective `op` and the computation of the `flops` at token `at` of `line` (0 when
+    /// the action has none).
+    fn collective(
+        &mut self,
+        me: u32,
+        op: Collective,
+        line: &Line,
+        at: Option<usize>,
+    ) -> Result<(), LineError> {
+        let cycles = match at {
+            Some(i) => {
+                let flops = line.number(i, "a number of flops")?;
+                self.cycles(line, i, flops)?
+            }
+            None => 0,
+        };
         self.push(
             me,
             Call::Collective {
@@ -235,10 +224,10 @@ impl Reader {
                 req: None,
             },
         );
-        let cycles = self.cycles(flops);
         if cycles > 0 {
             self.push(me, Call::Compute { cycles });
         }
+        Ok(())
     }
 
     fn root(&self, line: &Line, i: usize) -> Result<u32, LineError> {
@@ -250,12 +239,13 @@ impl Reader {
     }
 
     /// Replays one action line of rank `me` (the line's rank token already taken).
-    fn action(&mut self, line: &Line, me: u32) -> Result<(), LineError> {
+    pub(super) fn action(&mut self, line: &Line, me: u32) -> Result<(), LineError> {
         let (col, name) = line.get(1, "an action")?;
         let n = self.n();
         let nn = n as usize;
-        let bytes = |r: &Self, count: u64, dt_at: usize| -> Result<u64, LineError> {
-            Ok(count.saturating_mul(r.datatype(line, dt_at, me)?))
+        // The count is token `at`, its datatype token `dt_at`.
+        let bytes = |r: &Self, at: usize, count: u64, dt_at: usize| -> Result<u64, LineError> {
+            line.bytes(at, count, r.datatype(line, dt_at, me)?)
         };
         match name {
             "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
@@ -275,7 +265,7 @@ impl Reader {
                 }
                 let tag = tag as u64;
                 let count = line.count(4, "a size")?;
-                let bytes = bytes(self, count, 5)?;
+                let bytes = bytes(self, 4, count, 5)?;
                 let req = if name.starts_with('i') {
                     let rank = &mut self.ranks[me as usize];
                     let req = rank.next_req;
@@ -315,7 +305,7 @@ impl Reader {
                 let dest = self.rank_arg(line, 3, "a destination rank")?;
                 line.count(4, "a receive size")?;
                 let src = self.rank_arg(line, 5, "a source rank")?;
-                let bytes = bytes(self, send_count, 6)?;
+                let bytes = bytes(self, 2, send_count, 6)?;
                 self.push(
                     me,
                     Call::Sendrecv {
@@ -349,56 +339,54 @@ impl Reader {
                     self.push(me, Call::WaitAll { reqs: Some(reqs) });
                 }
             }
-            "barrier" => self.collective(me, Collective::Barrier, 0.0),
+            "barrier" => self.collective(me, Collective::Barrier, line, None)?,
             "bcast" => {
                 let count = line.count(2, "a size")?;
                 let root = self.root(line, 3)?;
-                let bytes = bytes(self, count, 4)?;
-                self.collective(me, Collective::Bcast { root, bytes }, 0.0);
+                let bytes = bytes(self, 2, count, 4)?;
+                self.collective(me, Collective::Bcast { root, bytes }, line, None)?;
             }
             "reduce" => {
                 let count = line.count(2, "a size")?;
-                let flops = line.number(3, "a number of flops")?;
                 let root = self.root(line, 4)?;
-                let bytes = bytes(self, count, 5)?;
-                self.collective(me, Collective::Reduce { root, bytes }, flops);
+                let bytes = bytes(self, 2, count, 5)?;
+                self.collective(me, Collective::Reduce { root, bytes }, line, Some(3))?;
             }
             "allreduce" => {
                 let count = line.count(2, "a size")?;
-                let flops = line.number(3, "a number of flops")?;
-                let bytes = bytes(self, count, 4)?;
-                self.collective(me, Collective::Allreduce { bytes }, flops);
+                let bytes = bytes(self, 2, count, 4)?;
+                self.collective(me, Collective::Allreduce { bytes }, line, Some(3))?;
             }
             "alltoall" | "allgather" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
-                let bytes = bytes(self, count, 4)?;
+                let bytes = bytes(self, 2, count, 4)?;
                 let op = if name == "alltoall" {
                     Collective::Alltoall { bytes }
                 } else {
                     Collective::Allgather { bytes }
                 };
-                self.collective(me, op, 0.0);
+                self.collective(me, op, line, None)?;
             }
             "gather" | "scatter" => {
                 let count = line.count(2, "a send size")?;
                 line.count(3, "a receive size")?;
                 let root = self.root(line, 4)?;
-                let bytes = bytes(self, count, 5)?;
+                let bytes = bytes(self, 2, count, 5)?;
                 let op = if name == "gather" {
                     Collective::Gather { root, bytes }
                 } else {
                     Collective::Scatter { root, bytes }
                 };
-                self.collective(me, op, 0.0);
+                self.collective(me, op, line, None)?;
             }
             "gatherv" => {
                 let count = line.count(2, "a send size")?;
                 let root = self.root(line, 3 + nn)?;
                 let dt2 = self.datatype(line, 5 + nn, me)?;
                 self.counts(line, 3, dt2, "a receive count")?;
-                let bytes = bytes(self, count, 4 + nn)?;
-                self.collective(me, Collective::Gatherv { root, bytes }, 0.0);
+                let bytes = bytes(self, 2, count, 4 + nn)?;
+                self.collective(me, Collective::Gatherv { root, bytes }, line, None)?;
             }
             "allgatherv" => {
                 line.count(2, "a send size")?;
@@ -411,20 +399,19 @@ impl Reader {
                     _ => self.ranks[me as usize].default_dt,
                 };
                 let counts = self.counts(line, 3, dt, "a receive count")?;
-                self.collective(me, Collective::Allgatherv { counts }, 0.0);
+                self.collective(me, Collective::Allgatherv { counts }, line, None)?;
             }
             "scatterv" => {
                 line.count(2 + nn, "a receive size")?;
                 let root = self.root(line, 3 + nn)?;
                 let dt = self.datatype(line, 4 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a send count")?;
-                self.collective(me, Collective::Scatterv { root, counts }, 0.0);
+                self.collective(me, Collective::Scatterv { root, counts }, line, None)?;
             }
             "reducescatter" => {
-                let flops = line.number(2 + nn, "a number of flops")?;
                 let dt = self.datatype(line, 3 + nn, me)?;
                 let counts = self.counts(line, 2, dt, "a receive count")?;
-                self.collective(me, Collective::ReduceScatter { counts }, flops);
+                self.collective(me, Collective::ReduceScatter { counts }, line, Some(2 + nn))?;
             }
             "alltoallv" => {
                 line.count(2, "a send buffer size")?;
@@ -436,33 +423,27 @@ impl Reader {
                     self.ranks[me as usize].default_dt
                 };
                 let send = self.counts(line, 3, dt, "a send count")?;
-                self.collective(me, Collective::Alltoallv { send }, 0.0);
+                self.collective(me, Collective::Alltoallv { send }, line, None)?;
             }
             "scan" | "exscan" => {
                 let count = line.count(2, "a size")?;
-                let flops = if line.has(3) {
-                    line.number(3, "a number of flops")?
-                } else {
-                    0.0
-                };
-                let bytes = bytes(self, count, 4)?;
+                let bytes = bytes(self, 2, count, 4)?;
                 let op = if name == "scan" {
                     Collective::Scan { bytes }
                 } else {
                     Collective::Exscan { bytes }
                 };
-                self.collective(me, op, flops);
+                self.collective(me, op, line, line.has(3).then_some(3))?;
             }
             "compute" => {
                 let flops = line.number(2, "a number of flops")?;
-                let cycles = self.cycles(flops);
+                let cycles = self.cycles(line, 2, flops)?;
                 self.push(me, Call::Compute { cycles });
             }
             "sleep" => {
                 let s = line.number(2, "a duration in seconds")?;
-                let cycles = (s.max(0.0) * self.units.cycles_per_second)
-                    .round()
-                    .min(1e18) as u64;
+                let cycles = (s * self.units.cycles_per_second).round();
+                let cycles = time_cycles(line, 2, s, cycles, "seconds")?;
                 self.push(me, Call::Compute { cycles });
             }
             other => {
@@ -476,209 +457,37 @@ impl Reader {
     }
 }
 
-/// Calls `each(line_no, text)` for every line of `input` that is not blank or a `#` comment.
-pub(crate) fn lines(
-    path: &str,
-    mut input: impl BufRead,
-    mut each: impl FnMut(usize, &str) -> Result<()>,
-) -> Result<()> {
-    let mut buf = Vec::new();
-    let mut no = 0;
-    loop {
-        buf.clear();
-        let read = input.read_until(b'\n', &mut buf).map_err(Error::io(path))?;
-        if read == 0 {
-            return Ok(());
-        }
-        no += 1;
-        let text = std::str::from_utf8(&buf).map_err(|e| Error::File {
-            path: path.to_string(),
-            line: no,
-            column: String::from_utf8_lossy(&buf[..e.valid_up_to()])
-                .chars()
-                .count()
-                + 1,
-            message: "expected text, found a byte that is not UTF-8".into(),
-        })?;
-        let text = text.trim_end_matches(['\n', '\r']);
-        let trimmed = text.trim_start_matches([' ', '\t']);
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        each(no, text)?;
-    }
-}
+/// The most bytes one message may carry (1 TiB): more is refused at the reader rather than replayed
+/// for years.
+pub const MAX_BYTES: u64 = crate::workload::MAX_MESSAGE_BYTES;
 
-/// Whether `line` (the first content line of a file) is a SimGrid action: a rank, then an action name.
-pub fn is_action_line(line: &str) -> bool {
-    let mut t = line.split_ascii_whitespace();
-    matches!(
-        (t.next().map(|r| r.parse::<u64>().is_ok()), t.next()),
-        (Some(true), Some(a)) if a.chars().all(|c| c.is_ascii_lowercase() || c == '_')
-    )
-}
-
-/// Resolves an index entry against the index's folder and its ancestors.
-fn resolve(index: &Path, entry: &str) -> Option<PathBuf> {
-    let entry = Path::new(entry);
-    if entry.is_absolute() {
-        return entry.exists().then(|| entry.to_path_buf());
+/// `cycles` (computed from `amount` of `unit`, token `i` of `line`) as a whole number, refused when
+/// negative or past [`crate::network::MAX_CYCLE`].
+fn time_cycles(
+    line: &Line,
+    i: usize,
+    amount: f64,
+    cycles: f64,
+    unit: &str,
+) -> Result<u64, LineError> {
+    let (col, t) = line.tokens[i];
+    if amount < 0.0 {
+        return Err((col, format!("{t} {unit} is negative")));
     }
-    index
-        .parent()
-        .into_iter()
-        .flat_map(Path::ancestors)
-        .map(|dir| dir.join(entry))
-        .find(|p| p.is_file())
-}
-
-/// The files a SimGrid trace at `path` is read from: itself, and if it is an index, every per-rank
-/// file it lists that exists (what a cache of the trace must be keyed on).
-pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
-    let name = path.display().to_string();
-    let mut files = vec![path.to_path_buf()];
-    let mut index = None;
-    lines(&name, super::open(path)?, |_, text| {
-        if index.is_none() {
-            index = Some(!is_action_line(text));
-        }
-        if index == Some(true) {
-            files.extend(resolve(path, text.trim()));
-        }
-        Ok(())
-    })?;
-    Ok(files)
-}
-
-/// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
-pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
-    let name = path.display().to_string();
-    let mut first = None;
-    lines(&name, super::open(path)?, |no, text| {
-        if first.is_none() {
-            first = Some((no, text.to_string()));
-        }
-        Ok(())
-    })?;
-    let Some((_, first)) = first else {
-        return Err(Error::File {
-            path: name,
-            line: 1,
-            column: 1,
-            message: "empty SimGrid trace: expected actions or an index of per-rank files".into(),
-        });
-    };
-    if is_action_line(&first) {
-        return read_shared(path, algorithms, units);
+    if cycles > crate::network::MAX_CYCLE as f64 {
+        return Err((
+            col,
+            format!(
+                "{t} {unit} is {cycles:e} cycles, past the simulator's limit of {} cycles",
+                crate::network::MAX_CYCLE
+            ),
+        ));
     }
-    // An index: one file per line.
-    let mut files = Vec::new();
-    lines(&name, super::open(path)?, |no, text| {
-        let entry = text.trim();
-        match resolve(path, entry) {
-            Some(p) => {
-                files.push(p);
-                Ok(())
-            }
-            None => Err(Error::File {
-                path: name.clone(),
-                line: no,
-                column: text.len() - text.trim_start().len() + 1,
-                message: format!(
-                    "per-rank trace file `{entry}` not found (looked beside the index and in the \
-                     folders above it)"
-                ),
-            }),
-        }
-    })?;
-    if files.len() == 1 {
-        return read_shared(&files[0], algorithms, units);
-    }
-    if files.len() < 2 || files.len() as u64 > crate::topology::MAX_NODES {
-        return Err(Error::Invalid(format!(
-            "{name}: an index lists {} files, but a replay needs 2..={} ranks",
-            files.len(),
-            crate::topology::MAX_NODES
-        )));
-    }
-    let mut reader = Reader::new(files.len(), algorithms, units);
-    for (r, file) in files.iter().enumerate() {
-        let fname = file.display().to_string();
-        reader.pos.file = reader.builder.file(&fname, false);
-        lines(&fname, super::open(file)?, |no, text| {
-            reader.pos.at = no as u64;
-            let line = Line::new(text);
-            reader
-                .action(&line, r as u32)
-                .map_err(|(column, message)| Error::File {
-                    path: fname.clone(),
-                    line: no,
-                    column,
-                    message,
-                })
-        })?;
-    }
-    finish(reader)
-}
-
-/// A file holding every rank's actions: a first pass finds the rank count, the second replays.
-fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
-    let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
-    let mut max = 0u64;
-    lines(&name, super::open(path)?, |no, text| {
-        let line = Line::new(text);
-        let (col, t) = line.get(0, "a rank").map_err(|e| at(no, e))?;
-        match t.parse::<u64>() {
-            Ok(r) if r < crate::topology::MAX_NODES => {
-                max = max.max(r);
-                Ok(())
-            }
-            _ => Err(at(
-                no,
-                (
-                    col,
-                    format!(
-                        "expected a rank (a whole number below {}), found `{t}`",
-                        crate::topology::MAX_NODES
-                    ),
-                ),
-            )),
-        }
-    })?;
-    if max == 0 {
-        return Err(Error::Invalid(format!(
-            "{name}: only rank 0 has actions; a replay needs at least 2 ranks (is this one file of a \
-             per-rank trace? give its index instead)"
-        )));
-    }
-    let mut reader = Reader::new(max as usize + 1, algorithms, units);
-    reader.pos.file = reader.builder.file(&name, false);
-    lines(&name, super::open(path)?, |no, text| {
-        reader.pos.at = no as u64;
-        let line = Line::new(text);
-        let r = line.tokens[0]
-            .1
-            .parse::<u32>()
-            .expect("checked in the first pass");
-        reader.action(&line, r).map_err(|e| at(no, e))
-    })?;
-    finish(reader)
-}
-
-fn finish(reader: Reader) -> Result<Program> {
-    let p = reader.builder.finish()?;
-    p.validate()?;
-    Ok(p)
+    Ok(cycles as u64)
 }
 
 impl Reader {
-    fn new(ranks: usize, algorithms: &Algorithms, units: Units) -> Reader {
+    pub(super) fn new(ranks: usize, algorithms: &Algorithms, units: Units) -> Reader {
         Reader {
             ranks: (0..ranks)
                 .map(|_| Rank {
@@ -690,28 +499,5 @@ impl Reader {
             pos: Pos { file: 0, at: 0 },
             units,
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn datatypes_and_lines() {
-        assert_eq!(datatype_size(0), Some(8));
-        assert_eq!(datatype_size(6), Some(1));
-        assert_eq!(datatype_size(26), Some(16));
-        assert_eq!(datatype_size(43), Some(16));
-        assert_eq!(datatype_size(60), None);
-        let l = Line::new("  0 send\t1 0 1e6  ");
-        assert_eq!(
-            l.tokens,
-            [(3, "0"), (5, "send"), (10, "1"), (12, "0"), (14, "1e6")]
-        );
-        assert!(is_action_line("0 init"));
-        assert!(is_action_line("12 allgatherv 1 2"));
-        assert!(!is_action_line("replay/actions0.txt"));
-        assert!(!is_action_line("netreplay-trace 2"));
     }
 }

@@ -1,0 +1,301 @@
+//! Import of SimGrid SMPI time-independent traces (the input of `smpi_replay`; semantics read from
+//! SimGrid's `src/smpi/internals/smpi_replay.cpp` and `src/xbt/xbt_replay.cpp`).
+//!
+//! A trace is either one file holding every rank's actions (lines `RANK ACTION ARGS...`, ranks
+//! interleaved) or an index file listing one action file per rank, in rank order (then, as in SimGrid,
+//! the leading rank token of each line is not checked: the file's position is the rank). Index paths are
+//! resolved against the index's folder, then each of its ancestors (SimGrid resolves them against the
+//! working directory, which for its examples is an ancestor). Blank lines and `#` lines are skipped,
+//! tokens are separated by blanks, numbers may be written as doubles (`1e6`), trailing tokens an action
+//! does not use are ignored, the last line may lack its newline.
+//!
+//! Sizes are element counts of a datatype: MPI_BYTE unless the rank's `init` has an argument (then
+//! MPI_DOUBLE, SimGrid's "MPE" default); an optional trailing datatype id (SimGrid's predefined ids,
+//! 0 = MPI_DOUBLE, 1 = MPI_INT, 2 = MPI_CHAR, 6 = MPI_BYTE, ... up to 37) overrides it. `compute F` and
+//! the computation part of `reduce`, `allreduce` and `reducescatter` become `F / flops_per_cycle`
+//! cycles; `sleep S` becomes `S * cycles_per_second` cycles.
+//!
+//! `isend`/`irecv` post requests keyed by (source, destination, tag); `wait SRC DST TAG` completes the
+//! oldest outstanding request with that key (a wait with none is a no-op, as in SimGrid, where a
+//! successful `test` may have consumed it); `test` is a no-op (the request stays for a later wait, which
+//! then finds it complete if its message has arrived); `waitall` waits for every outstanding request.
+//! `sendRecv SENDCOUNT DST RECVCOUNT SRC [DT1 DT2]` (what SimGrid's tracer writes for MPI_Sendrecv; the
+//! tags are not recorded, so both directions use tag 0) is a send and a receive in flight together.
+//! Self-messages (partner = own rank) are delivered locally by the MPI layer, as SimGrid replays them.
+//! Collectives are calls of the MPI layer, which chooses their algorithms ([`crate::mpi::collectives`],
+//! not SimGrid's own selector); TI traces name no communicator, so every collective and message is on
+//! MPI_COMM_WORLD, as SimGrid's replay does (`comm_split`, `comm_dup` are no-ops there too).
+//! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
+//! Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's predefined
+//! types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (no predefined id) has no size in the
+//! trace and is refused.
+
+use crate::error::{Error, Result};
+use crate::mpi::collectives::Algorithms;
+use crate::workload::Program;
+use std::io::{BufRead, Read as _};
+use std::path::{Path, PathBuf};
+mod actions;
+
+pub(crate) use actions::Line;
+pub use actions::MAX_BYTES;
+use actions::Reader;
+
+/// Conversion of SimGrid's work units to network cycles.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Units {
+    /// Flops a rank computes per network cycle (`flops_per_cycle`, default 1: a 1 Gflop/s core against
+    /// a 1 GHz network clock).
+    pub flops_per_cycle: f64,
+    /// Network cycles per second of `sleep` (`cycles_per_second`, default 1e9).
+    pub cycles_per_second: f64,
+}
+
+impl Default for Units {
+    fn default() -> Self {
+        Units {
+            flops_per_cycle: 1.0,
+            cycles_per_second: 1e9,
+        }
+    }
+}
+
+/// The longest line read (64 MiB): a `v` collective lists a count per rank, so lines grow with the
+/// rank count; a file with no newline is refused after this much, not held whole in memory.
+const MAX_LINE: usize = 1 << 26;
+
+/// Calls `each(line_no, text)` for every line of `input` that is not blank or a `#` comment.
+pub(crate) fn lines(
+    path: &str,
+    mut input: impl BufRead,
+    mut each: impl FnMut(usize, &str) -> Result<()>,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    let mut no = 0;
+    loop {
+        buf.clear();
+        let read = (&mut input)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(Error::io(path))?;
+        if read == 0 {
+            return Ok(());
+        }
+        no += 1;
+        if buf.len() > MAX_LINE {
+            return Err(Error::File {
+                path: path.to_string(),
+                line: no,
+                column: 1,
+                message: format!("line longer than {MAX_LINE} bytes; is this a trace?"),
+            });
+        }
+        let text = std::str::from_utf8(&buf).map_err(|e| Error::File {
+            path: path.to_string(),
+            line: no,
+            column: String::from_utf8_lossy(&buf[..e.valid_up_to()])
+                .chars()
+                .count()
+                + 1,
+            message: "expected text, found a byte that is not UTF-8".into(),
+        })?;
+        let text = text.trim_end_matches(['\n', '\r']);
+        let trimmed = text.trim_start_matches([' ', '\t']);
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        each(no, text)?;
+    }
+}
+
+/// Whether `line` (the first content line of a file) is a SimGrid action: a rank, then an action name.
+pub fn is_action_line(line: &str) -> bool {
+    let mut t = line.split_ascii_whitespace();
+    matches!(
+        (t.next().map(|r| r.parse::<u64>().is_ok()), t.next()),
+        (Some(true), Some(a)) if a.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+    )
+}
+
+/// Resolves an index entry against the index's folder and its ancestors.
+fn resolve(index: &Path, entry: &str) -> Option<PathBuf> {
+    let entry = Path::new(entry);
+    if entry.is_absolute() {
+        return entry.exists().then(|| entry.to_path_buf());
+    }
+    index
+        .parent()
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .map(|dir| dir.join(entry))
+        .find(|p| p.is_file())
+}
+
+/// The files a SimGrid trace at `path` is read from: itself, and if it is an index, every per-rank
+/// file it lists that exists (what a cache of the trace must be keyed on).
+pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
+    let name = path.display().to_string();
+    let mut files = vec![path.to_path_buf()];
+    let mut index = None;
+    lines(&name, super::open(path)?, |_, text| {
+        if index.is_none() {
+            index = Some(!is_action_line(text));
+        }
+        if index == Some(true) {
+            files.extend(resolve(path, text.trim()));
+        }
+        Ok(())
+    })?;
+    Ok(files)
+}
+
+/// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
+pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let mut first = None;
+    lines(&name, super::open(path)?, |no, text| {
+        if first.is_none() {
+            first = Some((no, text.to_string()));
+        }
+        Ok(())
+    })?;
+    let Some((_, first)) = first else {
+        return Err(Error::File {
+            path: name,
+            line: 1,
+            column: 1,
+            message: "empty SimGrid trace: expected actions or an index of per-rank files".into(),
+        });
+    };
+    if is_action_line(&first) {
+        return read_shared(path, algorithms, units);
+    }
+    // An index: one file per line.
+    let mut files = Vec::new();
+    lines(&name, super::open(path)?, |no, text| {
+        let entry = text.trim();
+        match resolve(path, entry) {
+            Some(p) => {
+                files.push(p);
+                Ok(())
+            }
+            None => Err(Error::File {
+                path: name.clone(),
+                line: no,
+                column: text.len() - text.trim_start().len() + 1,
+                message: format!(
+                    "per-rank trace file `{entry}` not found (looked beside the index and in the \
+                     folders above it)"
+                ),
+            }),
+        }
+    })?;
+    if files.len() == 1 {
+        return read_shared(&files[0], algorithms, units);
+    }
+    if files.len() < 2 || files.len() as u64 > crate::topology::MAX_NODES {
+        return Err(Error::Invalid(format!(
+            "{name}: an index lists {} files, but a replay needs 2..={} ranks",
+            files.len(),
+            crate::topology::MAX_NODES
+        )));
+    }
+    let mut reader = Reader::new(files.len(), algorithms, units);
+    for (r, file) in files.iter().enumerate() {
+        let fname = file.display().to_string();
+        reader.pos.file = reader.builder.file(&fname, false);
+        lines(&fname, super::open(file)?, |no, text| {
+            reader.pos.at = no as u64;
+            let line = Line::new(text);
+            reader
+                .action(&line, r as u32)
+                .map_err(|(column, message)| Error::File {
+                    path: fname.clone(),
+                    line: no,
+                    column,
+                    message,
+                })
+        })?;
+    }
+    finish(reader)
+}
+
+/// A file holding every rank's actions: a first pass finds the rank count, the second replays.
+fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let at = |line, (column, message)| Error::File {
+        path: name.clone(),
+        line,
+        column,
+        message,
+    };
+    let mut max = 0u64;
+    lines(&name, super::open(path)?, |no, text| {
+        let line = Line::new(text);
+        let (col, t) = line.get(0, "a rank").map_err(|e| at(no, e))?;
+        match t.parse::<u64>() {
+            Ok(r) if r < crate::topology::MAX_NODES => {
+                max = max.max(r);
+                Ok(())
+            }
+            _ => Err(at(
+                no,
+                (
+                    col,
+                    format!(
+                        "expected a rank (a whole number below {}), found `{t}`",
+                        crate::topology::MAX_NODES
+                    ),
+                ),
+            )),
+        }
+    })?;
+    if max == 0 {
+        return Err(Error::Invalid(format!(
+            "{name}: only rank 0 has actions; a replay needs at least 2 ranks (is this one file of a \
+             per-rank trace? give its index instead)"
+        )));
+    }
+    let mut reader = Reader::new(max as usize + 1, algorithms, units);
+    reader.pos.file = reader.builder.file(&name, false);
+    lines(&name, super::open(path)?, |no, text| {
+        reader.pos.at = no as u64;
+        let line = Line::new(text);
+        let r = line.tokens[0]
+            .1
+            .parse::<u32>()
+            .expect("checked in the first pass");
+        reader.action(&line, r).map_err(|e| at(no, e))
+    })?;
+    finish(reader)
+}
+
+fn finish(reader: Reader) -> Result<Program> {
+    let p = reader.builder.finish()?;
+    p.validate()?;
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::actions::datatype_size;
+    use super::*;
+
+    #[test]
+    fn datatypes_and_lines() {
+        assert_eq!(datatype_size(0), Some(8));
+        assert_eq!(datatype_size(6), Some(1));
+        assert_eq!(datatype_size(26), Some(16));
+        assert_eq!(datatype_size(43), Some(16));
+        assert_eq!(datatype_size(60), None);
+        let l = Line::new("  0 send\t1 0 1e6  ");
+        assert_eq!(
+            l.tokens,
+            [(3, "0"), (5, "send"), (10, "1"), (12, "0"), (14, "1e6")]
+        );
+        assert!(is_action_line("0 init"));
+        assert!(is_action_line("12 allgatherv 1 2"));
+        assert!(!is_action_line("replay/actions0.txt"));
+        assert!(!is_action_line("netreplay-trace 2"));
+    }
+}

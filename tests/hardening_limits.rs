@@ -1,0 +1,198 @@
+//! Issue 15 (hardening), problems 6 and 9: runs too large for the machine are refused at once with
+//! a memory estimate, topology metrics stay bounded in time on the largest accepted specs, and long
+//! runs can show progress.
+
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+fn netreplay(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn p6_a_run_too_large_for_memory_is_refused_at_once_with_the_estimate() {
+    for (args, needle) in [
+        (
+            vec![
+                "run",
+                "--topology",
+                "fat-tree:k=64,n=4",
+                "--workload",
+                "bu:size=100",
+            ],
+            "available on this machine",
+        ),
+        (
+            vec![
+                "run",
+                "--topology",
+                "fat-tree:k=16,n=3",
+                "--workload",
+                "bu:size=100",
+                "--max-memory",
+                "1M",
+            ],
+            "the --max-memory limit is 1.0 MiB",
+        ),
+    ] {
+        let started = Instant::now();
+        let out = netreplay(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(
+            err.contains("would need about") && err.contains(needle),
+            "{err}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{args:?} took {:?}",
+            started.elapsed()
+        );
+    }
+    // Under the limit, the same run goes ahead.
+    let out = netreplay(&[
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--workload",
+        "bu:size=100",
+        "--max-memory",
+        "1G",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The largest accepted ring: 200,000 sampled routes of ~262,000 links each took minutes; the route
+/// sample is now bounded in links traced.
+#[test]
+fn p6_topology_metrics_stay_bounded_on_a_million_node_ring() {
+    let started = Instant::now();
+    let out = netreplay(&["topology", "torus:k=1048576,n=1", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["route_hops_sampled"], true);
+    let mean = v["route_hops_mean"].as_f64().unwrap();
+    assert!((mean - 262_145.0).abs() < 30_000.0, "{mean}");
+    assert!(
+        started.elapsed() < Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn p9_long_runs_show_progress_on_request_and_not_with_quiet() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--topology",
+            "thin-tree:k=4,up=2,n=3",
+            "--workload",
+            "bu:size=200000",
+        ];
+        args.extend_from_slice(extra);
+        let out = netreplay(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let shown = run(&["--progress"]);
+    assert!(
+        shown.contains("progress: started, 384 messages to go"),
+        "{shown}"
+    );
+    assert!(shown.contains("progress: finished in"), "{shown}");
+    // Not a terminal and not asked for: silent; --quiet: silent.
+    assert_eq!(run(&[]), "");
+    assert_eq!(run(&["--quiet"]), "");
+    let out = netreplay(&[
+        "run",
+        "--progress",
+        "--quiet",
+        "--topology",
+        "fat-tree:k=2,n=1",
+    ]);
+    assert!(!out.status.success());
+    let out = netreplay(&[
+        "load-latency",
+        "--topology",
+        "fat-tree:k=2,n=2",
+        "--loads",
+        "0.1,0.2",
+        "--measure",
+        "1000",
+        "--progress",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("progress: started, 2 points to go"), "{err}");
+}
+
+#[test]
+fn p6_a_sweep_too_large_for_memory_is_refused_at_once() {
+    let started = Instant::now();
+    let out = netreplay(&[
+        "load-latency",
+        "--topology",
+        "fat-tree:k=16,n=3",
+        "--loads",
+        "0.1,0.2",
+        "--max-memory",
+        "1M",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("would need about") && err.contains("open-loop runs at once"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// Beyond the list: graph families inside their parameter ranges built hundreds of millions of
+/// links (minutes, gigabytes) before any check; now refused from their parameters.
+#[test]
+fn p6_huge_explicit_switch_graphs_are_refused_before_building() {
+    for spec in ["slimfly:q=512,p=6", "flex:x=100,y=100,z=100,p=10"] {
+        let started = Instant::now();
+        let out = netreplay(&["topology", spec]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{spec}");
+        assert!(err.contains("switch-to-switch links"), "{spec}: {err}");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{spec}: {:?}",
+            started.elapsed()
+        );
+    }
+}
+
+/// Beyond the list: `--trials 4000000000` ran for hours without a word.
+#[test]
+fn p6_fault_tolerance_trials_are_bounded() {
+    let out = netreplay(&[
+        "topology",
+        "fat-tree:k=4,n=2",
+        "--fault-tolerance",
+        "--trials",
+        "4000000000",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("--trials") && err.contains("100000"), "{err}");
+}
