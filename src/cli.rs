@@ -68,13 +68,9 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
-        /// Show progress on stderr (simulated cycle, messages delivered, rate, ETA) even when it is
-        /// not a terminal (plain lines then); by default only on a terminal.
-        #[arg(long, conflicts_with = "quiet")]
-        progress: bool,
-        /// Never show progress.
-        #[arg(long)]
-        quiet: bool,
+        /// Progress on stderr: simulated cycle, messages delivered, rate, ETA.
+        #[command(flatten)]
+        show: ShowProgress,
     },
     /// Run a campaign (candidates x workloads x sizes) in parallel, resumably, and write its report
     /// (relative times, performance index, cost, performance/cost) into DIR.
@@ -163,14 +159,22 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
-        /// Show progress on stderr (points done, rate, ETA) even when it is
-        /// not a terminal (plain lines then); by default only on a terminal.
-        #[arg(long, conflicts_with = "quiet")]
-        progress: bool,
-        /// Never show progress.
-        #[arg(long)]
-        quiet: bool,
+        /// Progress on stderr: points done, rate, ETA.
+        #[command(flatten)]
+        show: ShowProgress,
     },
+}
+
+/// Whether a long command shows its progress on stderr (`run`, `load-latency`).
+#[derive(Debug, clap::Args)]
+struct ShowProgress {
+    /// Show progress on stderr even when it is not a terminal (plain lines then); by default only
+    /// on a terminal.
+    #[arg(long, conflicts_with = "quiet")]
+    progress: bool,
+    /// Never show progress.
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -263,8 +267,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             json,
             out,
             max_memory,
-            progress,
-            quiet,
+            show,
         } => {
             let mut cfg = match &config {
                 Some(path) => RunConfig::load(path)?,
@@ -278,7 +281,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.placement = placement.or(cfg.placement);
             cfg.seed = seed.or(cfg.seed);
             cfg.max_memory = max_memory;
-            cfg.progress = report::progress::Show::choose(progress, quiet);
+            cfg.progress = report::progress::Show::choose(show.progress, show.quiet);
             if let Some(path) = &out {
                 report::prepare_output(path)?;
             }
@@ -411,8 +414,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             json,
             out,
             max_memory,
-            progress,
-            quiet,
+            show,
         } => {
             let mut cfg = match &config {
                 Some(path) => SweepConfig::load(path)?,
@@ -427,7 +429,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.traffic = traffic.or(cfg.traffic);
             cfg.loads = loads.or(cfg.loads);
             cfg.seed = seed.or(cfg.seed);
-            cfg.progress = report::progress::Show::choose(progress, quiet);
+            cfg.progress = report::progress::Show::choose(show.progress, show.quiet);
             cfg.max_memory = max_memory;
             let phases = &mut cfg.open_loop;
             phases.warmup_cycles = warmup.unwrap_or(phases.warmup_cycles);
