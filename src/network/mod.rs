@@ -88,7 +88,7 @@ pub struct Preset {
     pub model: fn() -> NetworkModel,
 }
 
-/// Every preset, in the order `--list` and errors show them.
+/// Every preset, in the order the CLI's registry help and errors show them.
 pub const PRESETS: &[Preset] = &[
     Preset {
         name: "seed004",
@@ -97,8 +97,7 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "booksim-iq",
-        help: "Booksim2's input-queued router (16-flit packets, vc_buf_size=64, non-speculative, \
-               routing_delay=0, vc_alloc_delay=1, sw_alloc_delay=1, st_final_delay=1, credit_delay=0)",
+        help: "Booksim2's input-queued router, 3-stage non-speculative, 64-flit VC buffers",
         model: NetworkModel::booksim_iq,
     },
 ];
