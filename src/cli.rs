@@ -215,12 +215,17 @@ fn parse_routings(text: &str) -> Result<Vec<Routing>> {
 
 fn registry_help() -> String {
     format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}",
+        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nNetwork presets ([network] preset):\n{}",
         topology::REGISTRY.help(),
         workload::REGISTRY.help(),
         placement::REGISTRY.help(),
         traffic::REGISTRY.help(),
-        crate::routing::REGISTRY.help()
+        crate::routing::REGISTRY.help(),
+        crate::network::PRESETS
+            .iter()
+            .map(|p| format!("  {:<12} {}", p.name, p.help))
+            .collect::<Vec<_>>()
+            .join("\n")
     )
 }
 

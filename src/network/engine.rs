@@ -9,11 +9,14 @@
 //! channel), a node's injection queue, or (optionally) a switch output queue. A *channel* moves packets
 //! from a buffer into the next buffer: a switch output link, a node's injection link, or (with output
 //! queues) a crossbar path into an output queue. Credits are counted in phits per buffer and returned
-//! out of band at the cycle the tail leaves.
+//! out of band `credit_delay` cycles after the tail leaves (at that very cycle by default; a delayed
+//! return is one wheel event per packet per hop, never a scan).
 //!
 //! **Timing.** A head crossing a link is in the next switch one cycle later plus the fly time, and may
 //! request an output after the routing delay; a destination node consumes the tail one cycle after it
-//! arrives. On an empty network with the default model, a message of P packets of 16 phits over L links
+//! arrives. A head behind another packet in a switch input queue also waits `allocation_delay` cycles
+//! from the cycle the packet before it has left (Booksim's VC and switch allocation, which start only at
+//! the front of the queue): it is ready at max(arrival + routing delay, front + allocation delay). On an empty network with the default model, a message of P packets of 16 phits over L links
 //! takes L + 16P cycles from its first phit leaving the node to its last phit being consumed (the
 //! contract's "Default network model").
 //!
@@ -189,6 +192,12 @@ pub(super) struct Engine<'a, D: Driver> {
     node_port: Vec<u32>,
     packet_phits: u32,
     packet_bytes: u64,
+    /// Cycles from a packet's tail leaving a buffer to its credits reaching the feeding channel.
+    credit_delay: u32,
+    /// Cycles a switch input queue's head waits once it is at the front (see the module notes).
+    allocation_delay: u32,
+    /// What the allocation delay adds to a head arriving at an idle queue (beyond the routing delay).
+    arrival_extra: u32,
     vcs: u32,
     nodes: u32,
     /// Total switch ports; global port id = `port_start[switch] + local port`.
@@ -235,6 +244,8 @@ pub(super) struct Engine<'a, D: Driver> {
     salt_key: u64,
     packets_made: u64,
     now: u64,
+    /// Last cycle with an event other than a credit return: the run's end when the queue runs dry.
+    active_at: u64,
     route_scratch: Vec<RouteChoice>,
     candidates: Vec<Candidate>,
     dirty: Vec<u32>,
@@ -382,7 +393,13 @@ impl<'a, D: Driver> Engine<'a, D> {
             })
             .collect();
 
-        let horizon = u64::from(p) + u64::from(fly) + u64::from(routing) + 2;
+        let arrival_extra = model.allocation_delay.saturating_sub(routing);
+        let horizon = u64::from(p)
+            + u64::from(fly)
+            + u64::from(routing)
+            + u64::from(arrival_extra)
+            + u64::from(model.credit_delay.max(model.allocation_delay))
+            + 2;
         let (node_switch, node_port): (Vec<u32>, Vec<u32>) =
             (0..nodes).map(|n| topo.node_attachment(n)).unzip();
         Engine {
@@ -394,6 +411,9 @@ impl<'a, D: Driver> Engine<'a, D> {
             node_port,
             packet_phits: p,
             packet_bytes: model.packet_bytes(),
+            credit_delay: model.credit_delay,
+            allocation_delay: model.allocation_delay,
+            arrival_extra,
             vcs,
             nodes,
             ports,
@@ -423,6 +443,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             salt_key: crate::rng::mix64(seed ^ 0x5A17_5A17_5A17_5A17),
             packets_made: 0,
             now: 0,
+            active_at: 0,
             route_scratch: Vec::new(),
             candidates: Vec::new(),
             dirty: Vec::new(),
@@ -477,10 +498,17 @@ impl<'a, D: Driver> Engine<'a, D> {
             }
             self.outcome.events += events.len() as u64;
             for &event in &events {
+                if let Event::CreditReturn(b) = event {
+                    // Credits coming home after the last delivery do not lengthen the run.
+                    self.return_credit(b);
+                    continue;
+                }
+                self.active_at = now;
                 match event {
                     Event::HeadReady(b) => self.mark_dirty(b),
                     Event::TransmitDone(c) => self.transmit_done(c),
                     Event::Deliver(pkt) => self.deliver(pkt),
+                    Event::CreditReturn(_) => unreachable!("credits are returned above"),
                     Event::WakeRank(who) => {
                         self.driver.wake(now, who, &mut steps);
                         self.apply(&mut steps);
@@ -921,6 +949,11 @@ impl<'a, D: Driver> Engine<'a, D> {
         } else {
             let down = cand.down;
             self.buf_free[down as usize] -= p;
+            let ready = if down < self.inj_base {
+                ready + u64::from(self.arrival_extra)
+            } else {
+                ready
+            };
             self.pkts[pkt as usize].ready = ready;
             let was_empty = self.bufs[down as usize].fifo_len == 0;
             self.push_back(down, pkt);
@@ -991,16 +1024,32 @@ impl<'a, D: Driver> Engine<'a, D> {
             self.mark_dirty(b);
             return;
         }
-        self.buf_free[b as usize] += self.packet_phits;
-        self.wake_waiters(self.bufs[b as usize].feeder);
+        if self.credit_delay == 0 {
+            self.return_credit(b);
+        } else {
+            self.wheel.schedule(
+                self.now + u64::from(self.credit_delay),
+                Event::CreditReturn(b),
+            );
+        }
         if let Some(pkt) = self.front(b) {
-            let ready = self.pkts[pkt as usize].ready;
+            let mut ready = self.pkts[pkt as usize].ready;
+            if b < self.inj_base && self.allocation_delay > 0 {
+                ready = ready.max(self.now + u64::from(self.allocation_delay));
+                self.pkts[pkt as usize].ready = ready;
+            }
             if ready <= self.now {
                 self.mark_dirty(b);
             } else {
                 self.wheel.schedule(ready, Event::HeadReady(b));
             }
         }
+    }
+
+    /// The room a packet left in buffer `b` becomes credits its feeding channel sees.
+    fn return_credit(&mut self, b: u32) {
+        self.buf_free[b as usize] += self.packet_phits;
+        self.wake_waiters(self.bufs[b as usize].feeder);
     }
 
     // ---- end of run ----
@@ -1038,7 +1087,7 @@ impl<'a, D: Driver> Engine<'a, D> {
     /// Final counters, with link loads grouped by class and the busiest links.
     fn summarise(mut self) -> (Outcome, D) {
         let o = &mut self.outcome;
-        o.completion_cycles = o.completion_cycles.max(self.now);
+        o.completion_cycles = o.completion_cycles.max(self.active_at);
         o.phits = o.packets * u64::from(self.packet_phits);
         if o.phits > 0 {
             o.mean_hops = o.phit_hops as f64 / o.phits as f64;
@@ -1052,7 +1101,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             Some((class, name, self.chan_phits[c as usize]))
         });
         let (classes, busiest) =
-            super::stats::link_loads(links, self.now.max(1), u64::from(self.packet_phits));
+            super::stats::link_loads(links, self.active_at.max(1), u64::from(self.packet_phits));
         self.outcome.link_classes = classes;
         self.outcome.busiest_links = busiest;
         (self.outcome, self.driver)

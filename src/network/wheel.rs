@@ -1,7 +1,7 @@
 //! The event queue: a timing wheel keyed by cycle, FIFO on ties, with a heap for far-future events.
 //!
 //! Network events are always scheduled a bounded number of cycles ahead (at most a packet's length plus
-//! link, fly and routing delays), so a power-of-two ring of buckets indexed by `cycle & mask` gives
+//! link, fly, routing, allocation and credit delays), so a power-of-two ring of buckets indexed by `cycle & mask` gives
 //! O(1) insertion and removal without comparisons. Events further ahead (a rank computing for a long
 //! time) go to a binary heap ordered by (cycle, insertion order). Both orders are deterministic.
 
@@ -17,6 +17,8 @@ pub enum Event {
     TransmitDone(u32),
     /// A packet's last phit has been consumed by its destination node.
     Deliver(u32),
+    /// The credits for a packet that left a buffer reach the channel feeding it (`credit_delay`).
+    CreditReturn(u32),
     /// A rank finished a computation.
     WakeRank(u32),
 }

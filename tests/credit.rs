@@ -1,0 +1,139 @@
+//! Credit delay, the allocation stage of the router pipeline and the `booksim-iq` preset (issue 14,
+//! item 6): exact cycles on a tiny line of switches derived by hand, and the preset's zero-load latency
+//! against Booksim2's. That `credit_delay = 0` and `allocation_delay = 0` keep every earlier cycle is what
+//! the rest of the suite (tests/engine_timing.rs and the workload tests) checks.
+
+use netreplay::network::{NetworkModel, OpenLoopParams, simulate, simulate_open_loop};
+use netreplay::topology;
+use netreplay::traffic;
+use netreplay::workload::{Op, Program};
+
+/// Completion cycle of one message of `packets` 16-phit packets from node 0 to node 2 of a line of three
+/// switches (`mesh:k=3,n=1`, one node each): L = 4 links, three switches.
+fn stream(packets: u64, model: NetworkModel) -> u64 {
+    let topo = topology::build("mesh:k=3,n=1").unwrap();
+    let program = Program::from_fn(2, |r, ops| {
+        ops.push(if r == 0 {
+            Op::Send {
+                to: 1,
+                bytes: 64 * packets,
+                tag: 0,
+            }
+        } else {
+            Op::Recv { from: 0, tag: 0 }
+        })
+    });
+    simulate(topo.as_ref(), &model, &program, &[0, 2], 1)
+        .unwrap()
+        .completion_cycles
+}
+
+/// With input queues of one packet, packet k+1 may start on a link only when packet k's credits are
+/// back: packet k starts at switch i at cycle s, its tail leaves that buffer at s + 16 (the next link is
+/// free, so it left at once), and the credits reach the upstream channel D cycles later. Every link then
+/// starts a packet every 17 + D cycles (the 17th cycle is virtual cut-through's: the whole packet must
+/// have left before the next may enter), and the last of N packets, leaving the node at (N-1)(17+D),
+/// is consumed L + 16 = 20 cycles later.
+#[test]
+fn credit_delay_spaces_a_stream_through_one_packet_buffers() {
+    for d in [0u32, 1, 2, 5] {
+        let model = NetworkModel {
+            input_queue_packets: 1,
+            credit_delay: d,
+            ..NetworkModel::default()
+        };
+        for n in [1u64, 2, 8] {
+            assert_eq!(
+                stream(n, model.clone()),
+                (n - 1) * u64::from(17 + d) + 20,
+                "credit_delay {d}, {n} packets"
+            );
+        }
+    }
+    // With the default 4-packet queues, credits of 1 cycle never hold back a lone stream: L + 16N.
+    let model = NetworkModel {
+        credit_delay: 1,
+        ..NetworkModel::default()
+    };
+    assert_eq!(stream(8, model), 4 + 16 * 8);
+}
+
+/// With routing delay R = 3 and allocation delay A = 1: the first packet is ready R after each arrival,
+/// so it is consumed at L + 16 + 3R = 29. Packet k+1 reaches the first switch (at 16(k+1) + 1) before
+/// packet k has left it, so it is at the front when k's tail leaves and starts A cycles later: every
+/// switch starts a packet every 16 + A cycles, and the last of N packets is consumed at 29 + 17(N-1).
+/// Without the allocation delay the stream is back to back: 29 + 16(N-1).
+#[test]
+fn allocation_delay_is_paid_at_the_front_of_the_queue() {
+    let model = |a: u32| NetworkModel {
+        routing_delay: 3,
+        allocation_delay: a,
+        ..NetworkModel::default()
+    };
+    for n in [1u64, 2, 8] {
+        assert_eq!(stream(n, model(1)), 29 + 17 * (n - 1), "{n} packets");
+        assert_eq!(stream(n, model(0)), 29 + 16 * (n - 1), "{n} packets");
+    }
+    // An allocation delay longer than the routing delay also holds a head arriving at an idle queue:
+    // A = 5 per switch instead of R = 3 for a lone packet.
+    assert_eq!(stream(1, model(5)), 4 + 16 + 3 * 5);
+}
+
+/// Booksim2 @28f4329 (issue 14): 8x8 torus, dateline, uniform traffic at load 0.02, 16-flit packets,
+/// 64-flit VC buffers, non-speculative 3-stage router: 38.2 cycles. The preset is within 2%.
+#[test]
+fn booksim_preset_zero_load_latency_on_the_torus() {
+    let t = topology::build("torus:k=8,n=2,deadlock=dateline").unwrap();
+    let dest = traffic::build("uniform")
+        .unwrap()
+        .bind(t.nodes(), 1)
+        .unwrap();
+    let params = OpenLoopParams {
+        load: 0.02,
+        measure_cycles: 20_000,
+        ..OpenLoopParams::default()
+    };
+    let model = NetworkModel::preset("booksim-iq").unwrap();
+    let p = simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap();
+    assert!(
+        (p.mean_latency / 38.2 - 1.0).abs() < 0.02,
+        "{}",
+        p.mean_latency
+    );
+}
+
+/// `preset` in `[network]` starts from the preset; keys beside it override it; a wrong name says which
+/// presets exist; a written model reads back the same.
+#[test]
+fn network_presets_in_config() {
+    let m: NetworkModel = toml::from_str("preset = \"booksim-iq\"\ncredit_delay = 4").unwrap();
+    assert_eq!(
+        m,
+        NetworkModel {
+            credit_delay: 4,
+            ..NetworkModel::booksim_iq()
+        }
+    );
+    assert_eq!(
+        (m.routing_delay, m.allocation_delay, m.input_queue_packets),
+        (3, 1, 4)
+    );
+    let plain: NetworkModel = toml::from_str("fly_time = 2").unwrap();
+    assert_eq!(
+        plain,
+        NetworkModel {
+            fly_time: 2,
+            ..NetworkModel::default()
+        }
+    );
+    let err = toml::from_str::<NetworkModel>("preset = \"booksim\"")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("booksim-iq") && err.contains("seed004"),
+        "{err}"
+    );
+    assert!(toml::from_str::<NetworkModel>("credit_dely = 1").is_err());
+    let text = toml::to_string(&m).unwrap();
+    assert_eq!(toml::from_str::<NetworkModel>(&text).unwrap(), m);
+}
