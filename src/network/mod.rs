@@ -9,13 +9,14 @@ mod engine;
 mod jobs;
 pub mod memory;
 mod open_loop;
+mod outcome;
 pub mod stats;
 mod wheel;
 
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
-pub use engine::Outcome;
 pub use open_loop::OpenLoopParams;
+pub use outcome::Outcome;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;

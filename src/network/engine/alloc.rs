@@ -1,0 +1,394 @@
+//! Buffers, candidate outputs, arbitration and transmission: the allocation that runs once per cycle
+//! with events, touching only the buffers whose situation changed.
+
+use super::*;
+
+impl<D: Driver> Engine<'_, D> {
+    // ---- buffers ----
+
+    /// Whether buffer `b` is a node's injection queue (whose packets are formed lazily from messages).
+    #[inline]
+    pub(super) fn is_injection(&self, b: u32) -> bool {
+        (self.inj_base..self.out_base).contains(&b)
+    }
+
+    #[inline]
+    pub(super) fn mark_dirty(&mut self, b: u32) {
+        if self.bufs[b as usize].dirty_at != self.now {
+            self.bufs[b as usize].dirty_at = self.now;
+            self.dirty.push(b);
+        }
+    }
+
+    #[inline]
+    pub(super) fn front(&self, b: u32) -> Option<u32> {
+        let buf = &self.bufs[b as usize];
+        (buf.fifo_len > 0)
+            .then(|| self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize])
+    }
+
+    #[inline]
+    pub(super) fn pop_front(&mut self, b: u32) -> u32 {
+        let buf = &mut self.bufs[b as usize];
+        let pkt = self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize];
+        buf.fifo_head += 1;
+        if buf.fifo_head == buf.fifo_cap {
+            buf.fifo_head = 0;
+        }
+        buf.fifo_len -= 1;
+        pkt
+    }
+
+    #[inline]
+    pub(super) fn push_back(&mut self, b: u32, pkt: u32) {
+        let buf = &mut self.bufs[b as usize];
+        debug_assert!(
+            buf.fifo_len < buf.fifo_cap,
+            "credit accounting let a buffer overflow"
+        );
+        let mut slot = buf.fifo_head + buf.fifo_len;
+        if slot >= buf.fifo_cap {
+            slot -= buf.fifo_cap;
+        }
+        self.fifo_slots[(buf.fifo_start + u32::from(slot)) as usize] = pkt;
+        buf.fifo_len += 1;
+    }
+
+    /// Fills `self.candidates` with the next hops of the packet at the front of buffer `b`.
+    pub(super) fn fill_candidates(&mut self, b: u32) {
+        self.candidates.clear();
+        let p = self.packet_phits;
+        if b < self.inj_base {
+            let port = b / self.vcs;
+            let sw = self.port_switch[port as usize];
+            let base = self.port_start[sw as usize];
+            let pkt = self.pkts[self.front(b).expect("routing an empty buffer") as usize];
+            let local_vc = (b % self.vcs) % self.topo_vcs;
+            // A Valiant packet heads for its intermediate's switch; there it starts its second leg as
+            // if injected by the intermediate node (the topology's VC and bubble rules start afresh).
+            let (target, in_port, in_vc, phase) = match pkt.via {
+                NO_VIA => (pkt.dest, port - base, local_vc, pkt.phase),
+                via if self.node_switch[via as usize] == sw => {
+                    (pkt.dest, self.node_port[via as usize], 0, 1)
+                }
+                via => (via, port - base, local_vc, 0),
+            };
+            self.route_scratch.clear();
+            self.topo.route_salted(
+                sw,
+                in_port,
+                in_vc,
+                target,
+                pkt.salt,
+                &mut self.route_scratch,
+            );
+            let vc_base = phase * self.topo_vcs;
+            for choice in &self.route_scratch {
+                let channel = port_channel(base + choice.port, self.output_queues, self.xbar_base);
+                let down = self.chan_down[channel as usize];
+                debug_assert!(
+                    down != NOWHERE,
+                    "switch {sw} routed to unplugged port {}",
+                    choice.port
+                );
+                self.candidates.push(Candidate {
+                    channel,
+                    down: if down == SINK {
+                        SINK
+                    } else {
+                        down + vc_base + choice.vc
+                    },
+                    need: if choice.bubble { 2 * p } else { p },
+                    escape: choice.escape,
+                });
+            }
+        } else if b < self.out_base {
+            let channel = self.ports + (b - self.inj_base);
+            self.candidates.push(Candidate {
+                channel,
+                down: self.chan_down[channel as usize],
+                need: p,
+                escape: false,
+            });
+        } else {
+            let q = b - self.out_base;
+            let channel = q / self.vcs;
+            let down = self.chan_down[channel as usize];
+            self.candidates.push(Candidate {
+                channel,
+                down: if down == SINK {
+                    SINK
+                } else {
+                    down + q % self.vcs
+                },
+                need: p,
+                escape: false,
+            });
+        }
+    }
+
+    pub(super) fn decide(&mut self, b: u32) -> Decision {
+        if self.bufs[b as usize].sending {
+            return Decision::NotReady;
+        }
+        if self.is_injection(b) {
+            if self.node_queue[(b - self.inj_base) as usize].is_empty() {
+                return Decision::NotReady;
+            }
+        } else {
+            match self.front(b) {
+                Some(pkt) if self.pkts[pkt as usize].ready <= self.now => {}
+                _ => return Decision::NotReady,
+            }
+        }
+        self.fill_candidates(b);
+        let mut best: Option<Candidate> = None;
+        // Escape channels rank below every other candidate, then most credits wins.
+        let mut best_rank = (false, 0u32);
+        let mut ties = 0u32;
+        let mut usable = 0u32;
+        for i in 0..self.candidates.len() {
+            let cand = self.candidates[i];
+            if self.chan_busy_until[cand.channel as usize] > self.now {
+                continue;
+            }
+            let credit = self.credit(cand);
+            if credit < cand.need {
+                continue;
+            }
+            usable += 1;
+            let rank = (!cand.escape, credit);
+            if best.is_none() || rank > best_rank {
+                best = Some(cand);
+                best_rank = rank;
+                ties = 1;
+            } else if rank == best_rank {
+                ties += 1;
+                if self.rng.below(ties) == 0 {
+                    best = Some(cand);
+                }
+            }
+        }
+        match best {
+            // An escape choice is taken only when no other candidate has room, busy or not: a packet
+            // waits for a busy adaptive link rather than escape, so the escape path stays lightly used.
+            Some(cand)
+                if cand.escape
+                    && self
+                        .candidates
+                        .iter()
+                        .any(|c| !c.escape && self.credit(*c) >= c.need) =>
+            {
+                Decision::Blocked
+            }
+            Some(cand) => Decision::Go {
+                cand,
+                alone: usable == 1,
+            },
+            None => Decision::Blocked,
+        }
+    }
+
+    /// Free phits in the buffer a candidate feeds (unbounded at a node).
+    #[inline]
+    pub(super) fn credit(&self, cand: Candidate) -> u32 {
+        if cand.down == SINK {
+            u32::MAX
+        } else {
+            self.buf_free[cand.down as usize]
+        }
+    }
+
+    /// Registers blocked buffer `b` (whose candidates are in `self.candidates`) on its channels.
+    pub(super) fn wait_on_candidates(&mut self, b: u32) {
+        if !self.bufs[b as usize].waiting {
+            self.bufs[b as usize].waiting = true;
+            for cand in &self.candidates {
+                self.chan_waiters[cand.channel as usize].push(b);
+                self.chans[cand.channel as usize].waiters += 1;
+            }
+        }
+    }
+
+    pub(super) fn stop_waiting(&mut self, b: u32) {
+        if self.bufs[b as usize].waiting {
+            self.bufs[b as usize].waiting = false;
+            self.fill_candidates(b);
+            for cand in &self.candidates {
+                let waiters = &mut self.chan_waiters[cand.channel as usize];
+                if let Some(i) = waiters.iter().position(|&w| w == b) {
+                    waiters.swap_remove(i);
+                    self.chans[cand.channel as usize].waiters -= 1;
+                }
+            }
+        }
+    }
+
+    /// Marks the buffers waiting on `channel` for another look, but only if the channel is free and its
+    /// next buffer has room for a packet: a waiter needs both, and the event that completes the pair
+    /// (the channel freeing, or credits returning) is the one that wakes it.
+    pub(super) fn wake_waiters(&mut self, channel: u32) {
+        let (waiters, down) = (
+            self.chans[channel as usize].waiters,
+            self.chan_down[channel as usize],
+        );
+        if waiters == 0 || self.chan_busy_until[channel as usize] > self.now {
+            return;
+        }
+        let vcs = if channel < self.ports || channel >= self.xbar_base {
+            self.vcs
+        } else {
+            1
+        };
+        let room = down == SINK
+            || (down..down + vcs).any(|d| self.buf_free[d as usize] >= self.packet_phits);
+        if !room {
+            return;
+        }
+        for i in 0..self.chan_waiters[channel as usize].len() {
+            let b = self.chan_waiters[channel as usize][i];
+            self.mark_dirty(b);
+        }
+    }
+
+    // ---- allocation and transmission ----
+
+    /// Grants channels to the buffers that changed this cycle (random arbitration per channel, adaptive
+    /// choice per packet), repeating for the losers until nobody else can move.
+    pub(super) fn allocate(&mut self) {
+        while !self.dirty.is_empty() {
+            let round = std::mem::take(&mut self.dirty);
+            self.round = self.round.wrapping_add(1);
+            if self.round == 0 {
+                // After 2^32 rounds, forget old bids so a stale round number never matches.
+                self.chans.iter_mut().for_each(|c| c.round = 0);
+                self.round = 1;
+            }
+            self.proposals.clear();
+            for &b in &round {
+                match self.decide(b) {
+                    Decision::NotReady => {}
+                    Decision::Blocked => self.wait_on_candidates(b),
+                    Decision::Go { cand, alone } => {
+                        // Reservoir sampling: the k-th bidder for a channel takes it with probability
+                        // 1/k, so every bidder of the round wins with equal probability.
+                        let c = cand.channel as usize;
+                        let index = self.proposals.len() as u32;
+                        if self.chans[c].round != self.round {
+                            self.chans[c].round = self.round;
+                            self.chans[c].bids = 1;
+                            self.chans[c].pick = index;
+                        } else {
+                            self.chans[c].bids += 1;
+                            if self.rng.below(self.chans[c].bids) == 0 {
+                                self.chans[c].pick = index;
+                            }
+                        }
+                        self.proposals.push((b, cand, alone));
+                    }
+                }
+            }
+            self.dirty = round;
+            self.dirty.clear();
+            for i in 0..self.proposals.len() {
+                let (b, cand, alone) = self.proposals[i];
+                if self.chans[cand.channel as usize].pick == i as u32 {
+                    self.start(b, cand);
+                } else if alone {
+                    // Its one usable output is taken: it waits for its candidates to change.
+                    self.fill_candidates(b);
+                    self.wait_on_candidates(b);
+                } else {
+                    // A loser with other usable outputs chooses again in this same cycle.
+                    self.dirty.push(b);
+                }
+            }
+        }
+    }
+
+    /// Starts sending the front packet of buffer `b` on `cand.channel`.
+    pub(super) fn start(&mut self, b: u32, cand: Candidate) {
+        let now = self.now;
+        let p = self.packet_phits;
+        self.stop_waiting(b);
+        let pkt = if self.is_injection(b) {
+            self.new_packet(b - self.inj_base)
+        } else {
+            self.pop_front(b)
+        };
+        if b < self.inj_base {
+            let packet = &mut self.pkts[pkt as usize];
+            let sw = self.port_switch[(b / self.vcs) as usize];
+            if packet.via != NO_VIA && self.node_switch[packet.via as usize] == sw {
+                packet.via = NO_VIA;
+                packet.phase = 1;
+            }
+        }
+        let c = cand.channel as usize;
+        self.bufs[b as usize].sending = true;
+        self.chans[c].sender = b;
+        self.chan_busy_until[c] = now + u64::from(p);
+        self.wheel
+            .schedule(now + u64::from(p), Event::TransmitDone(cand.channel));
+        if cand.channel < self.xbar_base {
+            self.outcome.phit_hops += u64::from(p);
+            self.chan_phits[c] += u64::from(p);
+            self.pkts[pkt as usize].hops += 1;
+        }
+        let ready = now + u64::from(self.chans[c].latency);
+        if cand.down == SINK {
+            self.wheel
+                .schedule(ready + u64::from(p), Event::Deliver(pkt));
+        } else {
+            let down = cand.down;
+            self.buf_free[down as usize] -= p;
+            let ready = if down < self.inj_base {
+                ready + u64::from(self.arrival_extra)
+            } else {
+                ready
+            };
+            self.pkts[pkt as usize].ready = ready;
+            let was_empty = self.bufs[down as usize].fifo_len == 0;
+            self.push_back(down, pkt);
+            if was_empty && !self.bufs[down as usize].sending {
+                self.wheel.schedule(ready, Event::HeadReady(down));
+            }
+        }
+    }
+
+    pub(super) fn transmit_done(&mut self, channel: u32) {
+        let b = self.chans[channel as usize].sender;
+        self.bufs[b as usize].sending = false;
+        self.wake_waiters(channel);
+        if self.is_injection(b) {
+            self.mark_dirty(b);
+            return;
+        }
+        if self.credit_delay == 0 {
+            self.return_credit(b);
+        } else {
+            self.wheel.schedule(
+                self.now + u64::from(self.credit_delay),
+                Event::CreditReturn(b),
+            );
+        }
+        if let Some(pkt) = self.front(b) {
+            let mut ready = self.pkts[pkt as usize].ready;
+            if b < self.inj_base && self.allocation_delay > 0 {
+                ready = ready.max(self.now + u64::from(self.allocation_delay));
+                self.pkts[pkt as usize].ready = ready;
+            }
+            if ready <= self.now {
+                self.mark_dirty(b);
+            } else {
+                self.wheel.schedule(ready, Event::HeadReady(b));
+            }
+        }
+    }
+
+    /// The room a packet left in buffer `b` becomes credits its feeding channel sees.
+    pub(super) fn return_credit(&mut self, b: u32) {
+        self.buf_free[b as usize] += self.packet_phits;
+        self.wake_waiters(self.bufs[b as usize].feeder);
+    }
+}

@@ -1,0 +1,206 @@
+//! Flattening a topology's wiring into the engine's channel and buffer arrays.
+
+use super::*;
+
+impl<'a, D: Driver> Engine<'a, D> {
+    /// Flattens the topology's wiring into channel and buffer arrays.
+    pub(in crate::network) fn new(
+        topo: &'a dyn Topology,
+        model: &NetworkModel,
+        paths: Box<dyn PathChoice>,
+        driver: D,
+        rank_node: &'a [u32],
+        seed: u64,
+    ) -> Self {
+        let topo_vcs = topo.virtual_channels();
+        let non_minimal = paths.non_minimal();
+        let vcs = topo_vcs * if non_minimal { 2 } else { 1 };
+        let nodes = topo.nodes();
+        let switches = topo.switches();
+        let mut port_start = Vec::with_capacity(switches as usize + 1);
+        let mut port_switch = Vec::new();
+        port_start.push(0u32);
+        for sw in 0..switches {
+            let n = topo.ports(sw);
+            port_switch.extend(std::iter::repeat_n(sw, n as usize));
+            port_start.push(port_start[sw as usize] + n);
+        }
+        let ports = port_switch.len() as u32;
+        let output_queues = model.output_queue_packets > 0;
+        let p = model.packet_phits;
+        let (fly, routing) = (model.fly_time, model.routing_delay);
+
+        let inj_base = ports * vcs;
+        let out_base = inj_base + nodes;
+        let buffers = out_base + if output_queues { ports * vcs } else { 0 };
+        let xbar_base = ports + nodes;
+        let channels = xbar_base + if output_queues { ports } else { 0 };
+
+        let mut chan_down = vec![NOWHERE; channels as usize];
+        let mut chan_latency = vec![0u32; channels as usize];
+        let mut buf_feeder = vec![u32::MAX; buffers as usize];
+        let mut buf_free = vec![0u32; buffers as usize];
+        let mut fifo_cap = vec![0u32; buffers as usize];
+
+        let link_to_switch = 1 + fly + routing;
+        let link_to_node = 1 + fly;
+        for sw in 0..switches {
+            for local in 0..topo.ports(sw) {
+                let gp = port_start[sw as usize] + local;
+                match topo.neighbour(sw, local) {
+                    Endpoint::Switch { switch, port } => {
+                        let peer = port_start[switch as usize] + port;
+                        chan_down[gp as usize] = peer * vcs;
+                        // Longer links (RUFT's return links) take fly_time per unit of length.
+                        let extra = fly * (topo.link_length(sw, local).max(1) - 1);
+                        chan_latency[gp as usize] = link_to_switch + extra;
+                        for vc in 0..vcs {
+                            buf_feeder[(peer * vcs + vc) as usize] = gp;
+                        }
+                    }
+                    Endpoint::Node(_) => {
+                        chan_down[gp as usize] = SINK;
+                        let extra = fly * (topo.link_length(sw, local).max(1) - 1);
+                        chan_latency[gp as usize] = link_to_node + extra;
+                    }
+                    Endpoint::Unplugged => {}
+                }
+                if output_queues {
+                    let xbar = xbar_base + gp;
+                    chan_down[xbar as usize] = out_base + gp * vcs;
+                    chan_latency[xbar as usize] = 1;
+                    for vc in 0..vcs {
+                        buf_feeder[(out_base + gp * vcs + vc) as usize] = xbar;
+                    }
+                }
+            }
+        }
+        for node in 0..nodes {
+            let (sw, local) = topo.node_attachment(node);
+            let leaf_port = port_start[sw as usize] + local;
+            let link = ports + node;
+            chan_down[link as usize] = leaf_port * vcs;
+            chan_latency[link as usize] = link_to_switch;
+            for vc in 0..vcs {
+                buf_feeder[(leaf_port * vcs + vc) as usize] = link;
+            }
+        }
+        for b in 0..buffers {
+            let packets = if b < inj_base {
+                model.input_queue_packets
+            } else if b < out_base {
+                model.injection_queue_packets
+            } else {
+                model.output_queue_packets
+            };
+            buf_free[b as usize] = packets * p;
+            if b < inj_base || b >= out_base {
+                fifo_cap[b as usize] = packets;
+            }
+        }
+        let mut bufs = Vec::with_capacity(buffers as usize);
+        let mut total = 0u32;
+        for b in 0..buffers as usize {
+            bufs.push(Buffer {
+                dirty_at: u64::MAX,
+                feeder: buf_feeder[b],
+                fifo_start: total,
+                fifo_cap: fifo_cap[b] as u16,
+                fifo_head: 0,
+                fifo_len: 0,
+                sending: false,
+                waiting: false,
+            });
+            total += fifo_cap[b];
+        }
+        let chans = (0..channels as usize)
+            .map(|c| Channel {
+                latency: chan_latency[c],
+                sender: u32::MAX,
+                waiters: 0,
+                round: 0,
+                bids: 0,
+                pick: 0,
+            })
+            .collect();
+
+        let arrival_extra = model.allocation_delay.saturating_sub(routing);
+        let horizon = u64::from(p)
+            + u64::from(fly)
+            + u64::from(routing)
+            + u64::from(arrival_extra)
+            + u64::from(model.credit_delay.max(model.allocation_delay))
+            + 2;
+        let (node_switch, node_port): (Vec<u32>, Vec<u32>) =
+            (0..nodes).map(|n| topo.node_attachment(n)).unzip();
+        Engine {
+            topo,
+            paths,
+            non_minimal,
+            topo_vcs,
+            node_switch,
+            node_port,
+            packet_phits: p,
+            packet_bytes: model.packet_bytes(),
+            credit_delay: model.credit_delay,
+            allocation_delay: model.allocation_delay,
+            arrival_extra,
+            vcs,
+            nodes,
+            ports,
+            port_start,
+            port_switch,
+            output_queues,
+            inj_base,
+            out_base,
+            xbar_base,
+            chans,
+            chan_busy_until: vec![0; channels as usize],
+            chan_down,
+            chan_phits: vec![0; channels as usize],
+            chan_waiters: vec![Vec::new(); channels as usize],
+            bufs,
+            buf_free,
+            fifo_slots: vec![0; total as usize],
+            pkts: Vec::new(),
+            free_pkts: Vec::new(),
+            msgs: Vec::new(),
+            free_msgs: Vec::new(),
+            node_queue: vec![VecDeque::new(); nodes as usize],
+            rank_node,
+            driver,
+            wheel: Wheel::new(horizon),
+            rng: Rng::new(seed),
+            salt_key: crate::rng::mix64(seed ^ 0x5A17_5A17_5A17_5A17),
+            packets_made: 0,
+            now: 0,
+            active_at: 0,
+            route_scratch: Vec::new(),
+            candidates: Vec::new(),
+            dirty: Vec::new(),
+            proposals: Vec::new(),
+            round: 0,
+            steps: Vec::new(),
+            outcome: Outcome {
+                completion_cycles: 0,
+                messages: 0,
+                packets: 0,
+                phits: 0,
+                phits_injected: 0,
+                phits_delivered: 0,
+                phit_hops: 0,
+                max_message_latency: 0,
+                mean_message_latency: 0.0,
+                mean_hops: 0.0,
+                events: 0,
+                link_classes: Vec::new(),
+                busiest_links: Vec::new(),
+                mpi: None,
+            },
+            latency_sum: 0,
+            messages_open: 0,
+            too_late: None,
+            progress: None,
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The packet-granular event engine, phit-exact under virtual cut-through (seed 004 §3.1).
+//!
+//! Under VCT every buffer holds whole packets and every channel moves one phit per cycle, so a packet's
+//! phits travel as a rigid train: once its head wins a channel at cycle s, the channel is busy until
+//! s + P (P phits per packet), the head is ready in the next buffer at s + latency, and the tail leaves
+//! the sending buffer at s + P. One event per packet per hop reproduces phit-level timing exactly.
+//!
+//! **Elements.** A *buffer* is a FIFO of whole packets: a switch input queue per (port, virtual
+//! channel), a node's injection queue, or (optionally) a switch output queue. A *channel* moves packets
+//! from a buffer into the next buffer: a switch output link, a node's injection link, or (with output
+//! queues) a crossbar path into an output queue. Credits are counted in phits per buffer and returned
+//! out of band `credit_delay` cycles after the tail leaves (at that very cycle by default; a delayed
+//! return is one wheel event per packet per hop, never a scan).
+//!
+//! **Timing.** A head crossing a link is in the next switch one cycle later plus the fly time, and may
+//! request an output after the routing delay; a destination node consumes the tail one cycle after it
+//! arrives. A head behind another packet in a switch input queue also waits `allocation_delay` cycles
+//! from the cycle the packet before it has left (Booksim's VC and switch allocation, which start only at
+//! the front of the queue): it is ready at max(arrival + routing delay, front + allocation delay). On an empty network with the default model, a message of P packets of 16 phits over L links
+//! takes L + 16P cycles from its first phit leaving the node to its last phit being consumed (the
+//! contract's "Default network model").
+//!
+//! **Arbitration.** All events of a cycle are applied first (heads becoming ready, channels freeing,
+//! credits returning); then every buffer whose situation changed chooses, among the candidate outputs
+//! the routing function offers, a free one whose next buffer can hold the packet (two packets under
+//! bubble flow control), preferring most credits with random tie-breaks (escape channels only when
+//! every other candidate's next buffer is full). Each channel requested by
+//! several buffers grants one at random; losers choose again among what is left in the same cycle.
+//! Buffers with no usable candidate wait on their candidate channels and are looked at again only when
+//! one of them frees or gains credits: nothing is scanned per cycle.
+//!
+//! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
+//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
+
+use super::NetworkModel;
+use super::driver::Step;
+use super::driver::{Consumed, Driver};
+use super::wheel::{Event, Wheel};
+use crate::error::{DeadlockReport, Error, Result};
+use crate::rng::Rng;
+use crate::routing::{NetView, PathChoice};
+use crate::topology::{Endpoint, RouteChoice, Topology};
+use std::collections::VecDeque;
+
+mod alloc;
+mod build;
+mod summary;
+mod traffic;
+
+pub use super::outcome::Outcome;
+
+/// Downstream of a channel that ends at a node: it consumes everything, so has unlimited credit.
+const SINK: u32 = u32::MAX;
+/// Downstream of a channel on an unplugged port.
+const NOWHERE: u32 = u32::MAX - 1;
+
+/// A candidate next hop for the packet at the front of a buffer, resolved to engine ids.
+#[derive(Debug, Clone, Copy)]
+struct Candidate {
+    channel: u32,
+    /// Buffer it feeds, [`SINK`] at a node.
+    down: u32,
+    /// Free phits the next buffer must have.
+    need: u32,
+    /// An escape channel: used only when every other candidate's next buffer is full.
+    escape: bool,
+}
+
+enum Decision {
+    /// Nothing to send, or the head is still being routed or the buffer is busy sending.
+    NotReady,
+    /// A packet waits but no candidate can take it now.
+    Blocked,
+    /// Send on this candidate; `alone` when it was the only usable one.
+    Go { cand: Candidate, alone: bool },
+}
+
+/// A message in flight.
+#[derive(Debug, Clone, Copy)]
+struct Message {
+    dest_node: u32,
+    src_rank: u32,
+    dst_rank: u32,
+    token: u64,
+    packets_to_send: u64,
+    packets_to_deliver: u64,
+    issued_at: u64,
+}
+
+/// The hot state of one channel, kept together so that touching a channel costs one cache line.
+#[derive(Debug, Clone, Copy)]
+struct Channel {
+    /// Cycles from a head starting on it to being ready in the next buffer.
+    latency: u32,
+    /// Buffer sending on it now.
+    sender: u32,
+    /// Buffers registered in `chan_waiters`.
+    waiters: u32,
+    /// Allocation round in which it was last bid for, the bids in that round and the index of the
+    /// proposal holding it (reservoir sampling: each bidder wins with equal probability).
+    round: u32,
+    bids: u32,
+    pick: u32,
+}
+
+/// The state of one buffer (a FIFO of whole packets) and its credits.
+#[derive(Debug, Clone, Copy)]
+struct Buffer {
+    /// Cycle at which it was last marked for allocation (deduplicates the dirty list).
+    dirty_at: u64,
+    /// The channel that feeds it.
+    feeder: u32,
+    fifo_start: u32,
+    fifo_cap: u16,
+    fifo_head: u16,
+    fifo_len: u16,
+    /// Its front packet is leaving (the tail has not left yet).
+    sending: bool,
+    /// Registered on its candidate channels' waiter lists.
+    waiting: bool,
+}
+
+/// No intermediate node (minimal routing, or past it).
+const NO_VIA: u32 = u32::MAX;
+
+/// A packet in flight.
+#[derive(Debug, Clone, Copy)]
+struct Packet {
+    /// Intermediate node of a Valiant path still to be reached, or [`NO_VIA`].
+    via: u32,
+    /// Which set of virtual channels it uses: 0 before its intermediate (or all along a minimal path),
+    /// 1 after it.
+    phase: u32,
+    /// Links crossed so far, node links included.
+    hops: u32,
+    /// Random bits fixed for the packet, for routing functions that break ties per packet.
+    salt: u32,
+    /// Cycle at which its head is routed in its current buffer and may request an output.
+    ready: u64,
+    msg: u32,
+    dest: u32,
+}
+
+/// All simulation state, in flat vectors indexed by small integer ids.
+pub(super) struct Engine<'a, D: Driver> {
+    topo: &'a dyn Topology,
+    /// The run's routing algorithm (chooses a packet's intermediate at injection).
+    paths: Box<dyn PathChoice>,
+    non_minimal: bool,
+    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs.
+    topo_vcs: u32,
+    /// Switch and local port each node hangs on.
+    node_switch: Vec<u32>,
+    node_port: Vec<u32>,
+    packet_phits: u32,
+    packet_bytes: u64,
+    /// Cycles from a packet's tail leaving a buffer to its credits reaching the feeding channel.
+    credit_delay: u32,
+    /// Cycles a switch input queue's head waits once it is at the front (see the module notes).
+    allocation_delay: u32,
+    /// What the allocation delay adds to a head arriving at an idle queue (beyond the routing delay).
+    arrival_extra: u32,
+    vcs: u32,
+    nodes: u32,
+    /// Total switch ports; global port id = `port_start[switch] + local port`.
+    ports: u32,
+    port_start: Vec<u32>,
+    port_switch: Vec<u32>,
+    output_queues: bool,
+
+    // Buffer ids: input queues [0, ports*vcs), injection queues [inj_base, inj_base + nodes),
+    // output queues [out_base, out_base + ports*vcs) when enabled.
+    inj_base: u32,
+    out_base: u32,
+    // Channel ids: links [0, ports), node injection links [ports, ports + nodes),
+    // crossbar paths into output queues [xbar_base, xbar_base + ports) when enabled.
+    xbar_base: u32,
+
+    chans: Vec<Channel>,
+    /// Cycle at which each channel's current packet has left it (compact: scanned per candidate).
+    chan_busy_until: Vec<u64>,
+    /// Phits each channel has carried.
+    chan_phits: Vec<u64>,
+    /// Buffer each channel feeds (of virtual channel 0; VC v is `down + v`), [`SINK`] or [`NOWHERE`].
+    chan_down: Vec<u32>,
+    /// Buffers waiting for each channel to free or gain credits.
+    chan_waiters: Vec<Vec<u32>>,
+    bufs: Vec<Buffer>,
+    /// Free phits of each buffer: the credits its feeding channel sees (compact: scanned per candidate).
+    buf_free: Vec<u32>,
+    /// Packet slots of every buffer's FIFO ring, `Buffer::fifo_start..+fifo_cap`.
+    fifo_slots: Vec<u32>,
+    pkts: Vec<Packet>,
+    free_pkts: Vec<u32>,
+
+    msgs: Vec<Message>,
+    free_msgs: Vec<u32>,
+    node_queue: Vec<VecDeque<u32>>,
+    rank_node: &'a [u32],
+    driver: D,
+
+    wheel: Wheel,
+    rng: Rng,
+    /// Key of the packets' salts: salt = hash(key, packets made so far), so drawing them leaves `rng`'s
+    /// stream (and so every run that does not read salts) unchanged.
+    salt_key: u64,
+    packets_made: u64,
+    now: u64,
+    /// Last cycle with an event other than a credit return: the run's end when the queue runs dry.
+    active_at: u64,
+    route_scratch: Vec<RouteChoice>,
+    candidates: Vec<Candidate>,
+    dirty: Vec<u32>,
+    proposals: Vec<(u32, Candidate, bool)>,
+    round: u32,
+    steps: Vec<Step>,
+
+    outcome: Outcome,
+    latency_sum: u128,
+    messages_open: u64,
+    /// The first wake-up asked for past [`super::MAX_CYCLE`]: (rank or source, cycles asked, cycle).
+    too_late: Option<(u32, u64, u64)>,
+    /// Where the run publishes its cycle and delivered messages for an observer, if any.
+    progress: Option<&'a super::Progress>,
+}
+
+/// Bytes of one buffer, channel, packet and message record, for the memory estimate
+/// ([`super::memory`]).
+pub(super) const RECORD_BYTES: [usize; 4] = [
+    std::mem::size_of::<Buffer>(),
+    std::mem::size_of::<Channel>(),
+    std::mem::size_of::<Packet>(),
+    std::mem::size_of::<Message>(),
+];
+
+impl<'a, D: Driver> Engine<'a, D> {
+    /// Publishes the run's progress into `progress` while it runs.
+    pub(super) fn observed(mut self, progress: Option<&'a super::Progress>) -> Self {
+        self.progress = progress;
+        self
+    }
+
+    /// Runs to completion, or reports a deadlock.
+    pub(super) fn run(mut self) -> Result<(Outcome, D)> {
+        let mut steps = std::mem::take(&mut self.steps);
+        self.driver.start(&mut steps);
+        self.apply(&mut steps);
+        self.allocate();
+        let mut events = Vec::new();
+        let mut publish = 0u32;
+        while let Some(now) = self.wheel.pop_cycle(&mut events) {
+            self.check_time()?;
+            self.now = now;
+            publish = publish.wrapping_add(1);
+            if publish.is_multiple_of(1024)
+                && let Some(p) = self.progress
+            {
+                p.publish(now, self.outcome.messages - self.messages_open);
+            }
+            self.outcome.events += events.len() as u64;
+            for &event in &events {
+                if let Event::CreditReturn(b) = event {
+                    // Credits coming home after the last delivery do not lengthen the run.
+                    self.return_credit(b);
+                    continue;
+                }
+                self.active_at = now;
+                match event {
+                    Event::HeadReady(b) => self.mark_dirty(b),
+                    Event::TransmitDone(c) => self.transmit_done(c),
+                    Event::Deliver(pkt) => self.deliver(pkt),
+                    Event::CreditReturn(_) => unreachable!("credits are returned above"),
+                    Event::WakeRank(who) => {
+                        self.driver.wake(now, who, &mut steps);
+                        self.apply(&mut steps);
+                    }
+                }
+            }
+            self.wheel.recycle(std::mem::take(&mut events));
+            self.allocate();
+            if self.driver.stop(now) {
+                return Ok(self.summarise());
+            }
+        }
+        self.check_time()?;
+        self.finish()
+    }
+
+    /// Refuses a run that asked for a wake-up past [`super::MAX_CYCLE`] (a compute, self-copy or job
+    /// start too long), naming the value, instead of wrapping the clock.
+    fn check_time(&self) -> Result<()> {
+        match self.too_late {
+            None => Ok(()),
+            Some((who, cycles, at)) => Err(Error::Invalid(format!(
+                "simulated time would pass {} cycles: rank {who} asks to wait {cycles} cycles at \
+                 cycle {at} (a computation, self-copy or job start too large for the simulator)",
+                super::MAX_CYCLE
+            ))),
+        }
+    }
+}
+
+impl<D: Driver> std::fmt::Debug for Engine<'_, D> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("topology", &self.topo.spec())
+            .field("nodes", &self.nodes)
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The channel a packet leaving through global port `gp` takes first: the crossbar path into the
+/// port's output queue when the model has output queues, else the link itself.
+#[inline]
+fn port_channel(gp: u32, output_queues: bool, xbar_base: u32) -> u32 {
+    if output_queues { xbar_base + gp } else { gp }
+}
+
+/// Stores `item` in a free slot of `slab` (reusing one from `free`, else growing), returning its id: the
+/// packet and message slabs, so the steady state allocates nothing.
+#[inline]
+fn slab_insert<T>(slab: &mut Vec<T>, free: &mut Vec<u32>, item: T) -> u32 {
+    match free.pop() {
+        Some(id) => {
+            slab[id as usize] = item;
+            id
+        }
+        None => {
+            slab.push(item);
+            (slab.len() - 1) as u32
+        }
+    }
+}

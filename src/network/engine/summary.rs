@@ -1,0 +1,91 @@
+//! The end of a run: final counters and link loads, or a deadlock report saying who waits on what.
+
+use super::*;
+
+impl<D: Driver> Engine<'_, D> {
+    // ---- end of run ----
+
+    /// The queue ran dry: either every source finished and every message was consumed, or nothing can
+    /// move any more (a deadlock, reported with who waits on what).
+    pub(super) fn finish(self) -> Result<(Outcome, D)> {
+        if self.driver.complete() && self.messages_open == 0 {
+            return Ok(self.summarise());
+        }
+        let in_network = self.outcome.phits_injected - self.outcome.phits_delivered;
+        let mut stuck_buffers = Vec::new();
+        for b in 0..self.inj_base {
+            if self.bufs[b as usize].fifo_len > 0 && stuck_buffers.len() < 6 {
+                let port = b / self.vcs;
+                let sw = self.port_switch[port as usize];
+                stuck_buffers.push(format!(
+                    "switch {sw} port {} vc {} holds {} packets",
+                    port - self.port_start[sw as usize],
+                    b % self.vcs,
+                    self.bufs[b as usize].fifo_len
+                ));
+            }
+        }
+        let blocked = self.driver.blocked();
+        Err(Error::Deadlock(Box::new(DeadlockReport {
+            cycle: self.now,
+            packets_in_network: in_network / u64::from(self.packet_phits),
+            stuck_buffers,
+            blocked_total: blocked.len(),
+            blocked_ranks: blocked.into_iter().take(8).collect(),
+        })))
+    }
+
+    /// Final counters, with link loads grouped by class and the busiest links.
+    pub(super) fn summarise(mut self) -> (Outcome, D) {
+        let o = &mut self.outcome;
+        o.completion_cycles = o.completion_cycles.max(self.active_at);
+        o.phits = o.packets * u64::from(self.packet_phits);
+        if o.phits > 0 {
+            o.mean_hops = o.phit_hops as f64 / o.phits as f64;
+        }
+        let done = o.messages - self.messages_open;
+        if done > 0 {
+            o.mean_message_latency = self.latency_sum as f64 / done as f64;
+        }
+        let links = (0..self.xbar_base).filter_map(|c| {
+            let (class, name) = self.describe_link(c)?;
+            Some((class, name, self.chan_phits[c as usize]))
+        });
+        let (classes, busiest) = crate::network::stats::link_loads(
+            links,
+            self.active_at.max(1),
+            u64::from(self.packet_phits),
+        );
+        self.outcome.link_classes = classes;
+        self.outcome.busiest_links = busiest;
+        (self.outcome, self.driver)
+    }
+
+    /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.
+    pub(super) fn describe_link(&self, c: u32) -> Option<(String, String)> {
+        if c >= self.ports {
+            let node = c - self.ports;
+            return Some(("injection".into(), format!("node {node} -> its switch")));
+        }
+        let sw = self.port_switch[c as usize];
+        let local = c - self.port_start[sw as usize];
+        match self.topo.neighbour(sw, local) {
+            Endpoint::Unplugged => None,
+            Endpoint::Node(n) => Some(("ejection".into(), format!("switch {sw} -> node {n}"))),
+            Endpoint::Switch { switch, .. } => {
+                let class = match (self.topo.level(sw), self.topo.level(switch)) {
+                    (Some(a), Some(b)) if b > a => format!("level {a} up"),
+                    (Some(a), Some(_)) => format!("level {a} down"),
+                    _ => self
+                        .topo
+                        .link_class(sw, local)
+                        .unwrap_or_else(|| "switch-switch".into()),
+                };
+                Some((
+                    class,
+                    format!("switch {sw} port {local} -> switch {switch}"),
+                ))
+            }
+        }
+    }
+}

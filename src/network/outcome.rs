@@ -1,0 +1,47 @@
+//! What a simulation measured: the engine's report to the layers above.
+
+use serde::Serialize;
+
+/// What a simulation measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
+    /// Cycle at which the last message was consumed and the network was empty again.
+    pub completion_cycles: u64,
+    /// Messages sent (and consumed).
+    pub messages: u64,
+    /// Packets sent.
+    pub packets: u64,
+    /// Phits sent, padding included (packets x packet size).
+    pub phits: u64,
+    /// Phits injected into the network by nodes.
+    pub phits_injected: u64,
+    /// Phits consumed by destination nodes.
+    pub phits_delivered: u64,
+    /// Phit-link traversals, node links included.
+    pub phit_hops: u64,
+    /// Mean links crossed per packet, node links included (phit_hops / phits).
+    pub mean_hops: f64,
+    /// Longest time from a send being issued to its message being consumed, in cycles.
+    pub max_message_latency: u64,
+    /// Mean of the same, in cycles.
+    pub mean_message_latency: f64,
+    /// Events the engine processed.
+    pub events: u64,
+    /// Load per class of link (injection, ejection, tree level up/down, switch-switch).
+    pub link_classes: Vec<super::stats::ClassLoad>,
+    /// The most loaded links.
+    pub busiest_links: Vec<super::stats::LinkLoad>,
+    /// What the MPI layer did (protocol messages, self-messages, the ranks' time split), for runs of
+    /// rank programs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi: Option<crate::mpi::runtime::MpiStats>,
+}
+
+impl Outcome {
+    /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the
+    /// rendezvous control messages are in `mpi.control_messages`, their packets still in `packets`).
+    pub fn attach_mpi(&mut self, stats: crate::mpi::runtime::MpiStats) {
+        self.messages -= stats.control_messages;
+        self.mpi = Some(stats);
+    }
+}
