@@ -10,6 +10,7 @@ mod jobs;
 pub mod memory;
 mod open_loop;
 mod outcome;
+pub mod selection;
 pub mod stats;
 mod wheel;
 
@@ -17,6 +18,7 @@ pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
+pub use selection::Selection;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -66,6 +68,42 @@ pub struct NetworkModel {
     /// Routing algorithm on top of the topology's own routing, a spec string of
     /// [`crate::routing::REGISTRY`]: `minimal` (default), `valiant`, `ugal`, `lbr:period=T,valiant=M`.
     pub routing: Routing,
+    /// Which offered output a head asks for ([`selection::POLICIES`]): `fsin` (default: the least
+    /// occupied downstream queue, busy or not, as FSIN, whose results seed 004 reports), `fixed`
+    /// (Booksim: chosen once when routed) or `free` (free outputs only).
+    pub selection: Selection,
+    /// How a channel chooses among the buffers bidding for it in one cycle.
+    pub arbitration: Arbitration,
+    /// When a buffer that lost an arbitration asks again.
+    pub loser_retry: LoserRetry,
+    /// Parallel virtual channels per virtual channel the topology's routing uses (1). Each is a
+    /// separate input queue of `input_queue_packets`; a head may take any of them (FSIN's `nchan`, whose
+    /// trees choose the (port, VC) pair with [`selection`]). The physical link still carries one packet
+    /// at a time (FSIN interleaves VCs phit by phit; the throughput is the same). Not with bubble flow
+    /// control, whose rings must not be entered sideways.
+    pub virtual_channels: u32,
+}
+
+/// How a channel chooses among the buffers that bid for it in the same cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Each bidder with equal probability (seed 004 §3.1; FSIN `amode=random`).
+    #[default]
+    Random,
+    /// The next bidder after the last one granted, in buffer order (FSIN's default `amode`).
+    RoundRobin,
+}
+
+/// When a buffer that lost an arbitration, or whose chosen output is busy, asks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoserRetry {
+    /// Next cycle, as in FSIN and Booksim (each cycle's requests are made once).
+    #[default]
+    NextCycle,
+    /// In the same cycle, among the outputs still free (netreplay before issue 14).
+    SameCycle,
 }
 
 impl Default for NetworkModel {
@@ -81,6 +119,10 @@ impl Default for NetworkModel {
             credit_delay: 0,
             fly_time: 0,
             routing: Routing::minimal(),
+            selection: Selection::free(),
+            arbitration: Arbitration::Random,
+            loser_retry: LoserRetry::SameCycle,
+            virtual_channels: 1,
         }
     }
 }
@@ -125,6 +167,10 @@ struct NetworkConfig {
     credit_delay: Option<u32>,
     fly_time: Option<u32>,
     routing: Option<Routing>,
+    selection: Option<Selection>,
+    arbitration: Option<Arbitration>,
+    loser_retry: Option<LoserRetry>,
+    virtual_channels: Option<u32>,
 }
 
 impl TryFrom<NetworkConfig> for NetworkModel {
@@ -149,8 +195,18 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         set(&mut m.allocation_delay, c.allocation_delay);
         set(&mut m.credit_delay, c.credit_delay);
         set(&mut m.fly_time, c.fly_time);
+        set(&mut m.virtual_channels, c.virtual_channels);
         if let Some(r) = c.routing {
             m.routing = r;
+        }
+        if let Some(v) = c.selection {
+            m.selection = v;
+        }
+        if let Some(v) = c.arbitration {
+            m.arbitration = v;
+        }
+        if let Some(v) = c.loser_retry {
+            m.loser_retry = v;
         }
         Ok(m)
     }
@@ -228,6 +284,13 @@ impl NetworkModel {
                     topo.spec()
                 ),
             )?;
+            check(
+                self.virtual_channels == 1,
+                &format!(
+                    "`{}` uses bubble flow control, whose rings cannot take `virtual_channels` > 1",
+                    topo.spec()
+                ),
+            )?;
         }
         Ok(())
     }
@@ -276,6 +339,11 @@ impl NetworkModel {
             self.routing_delay <= 1 << 16,
             "routing_delay",
             "must be at most 65536 cycles",
+        )?;
+        check(
+            (1..=16).contains(&self.virtual_channels),
+            "virtual_channels",
+            "must be 1..=16",
         )?;
         for (key, value) in [
             ("allocation_delay", self.allocation_delay),

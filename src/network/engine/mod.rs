@@ -44,6 +44,7 @@ use std::collections::VecDeque;
 
 mod alloc;
 mod build;
+mod choose;
 mod summary;
 mod traffic;
 
@@ -71,6 +72,8 @@ enum Decision {
     NotReady,
     /// A packet waits but no candidate can take it now.
     Blocked,
+    /// Ask again next cycle (the policy's choice is busy, or lost an arbitration).
+    Retry,
     /// Send on this candidate; `alone` when it was the only usable one.
     Go { cand: Candidate, alone: bool },
 }
@@ -101,6 +104,11 @@ struct Channel {
     round: u32,
     bids: u32,
     pick: u32,
+    /// The buffer it last granted (round-robin arbitration starts after it).
+    rr_last: u32,
+    /// Cycles from a head starting on it to its first phit being in the next buffer (fly time; the
+    /// routing delay is not part of it): the phit-level occupancy FSIN's selection reads.
+    lag: u32,
 }
 
 /// The state of one buffer (a FIFO of whole packets) and its credits.
@@ -118,10 +126,16 @@ struct Buffer {
     sending: bool,
     /// Registered on its candidate channels' waiter lists.
     waiting: bool,
+    /// Cycle the last packet into it started arriving (its first phit is in at `in_at + 1`).
+    in_at: u64,
+    /// Cycle its current (or last) packet started leaving.
+    out_at: u64,
 }
 
 /// No intermediate node (minimal routing, or past it).
 const NO_VIA: u32 = u32::MAX;
+/// No output fixed yet.
+const NO_FIX: u32 = u32::MAX;
 
 /// A packet in flight.
 #[derive(Debug, Clone, Copy)]
@@ -137,6 +151,9 @@ struct Packet {
     salt: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
     ready: u64,
+    /// Index of the candidate fixed for it in its current buffer (policies that fix the output when
+    /// the head is routed), or [`NO_FIX`].
+    fixed: u32,
     msg: u32,
     dest: u32,
 }
@@ -147,8 +164,17 @@ pub(super) struct Engine<'a, D: Driver> {
     /// The run's routing algorithm (chooses a packet's intermediate at injection).
     paths: Box<dyn PathChoice>,
     non_minimal: bool,
-    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs.
+    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs times
+    /// `copies`.
     topo_vcs: u32,
+    /// Parallel copies of each virtual channel (the model's `virtual_channels`).
+    copies: u32,
+    /// The output selection policy and whether it fixes a packet's output when routed.
+    selection: &'static dyn crate::network::selection::OutputSelection,
+    fixes: bool,
+    round_robin: bool,
+    /// Arbitration losers (and FSIN heads whose choice is busy) ask again next cycle.
+    retry_next_cycle: bool,
     /// Switch and local port each node hangs on.
     node_switch: Vec<u32>,
     node_port: Vec<u32>,
@@ -210,6 +236,8 @@ pub(super) struct Engine<'a, D: Driver> {
     active_at: u64,
     route_scratch: Vec<RouteChoice>,
     candidates: Vec<Candidate>,
+    /// What the selection policy is told about each of `candidates`.
+    states: Vec<crate::network::selection::CandidateState>,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,
     round: u32,
