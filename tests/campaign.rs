@@ -330,6 +330,13 @@ fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
     );
     let out = netreplay(&["campaign", QUICK, "--slurm", "--array", "25", "--out", d]);
     assert!(!out.status.success());
+    let w = whole.to_str().unwrap();
+    let out = netreplay(&["campaign", QUICK, "--slurm", "--out", w]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("without --slurm"),
+        "{err}"
+    );
     for d in [whole, dir] {
         let _ = std::fs::remove_dir_all(d);
     }

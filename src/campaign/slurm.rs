@@ -315,6 +315,13 @@ pub fn prepare(
             )));
         }
         (Some(old), _) => old.array,
+        (None, _) if dir.join(super::MANIFEST).exists() => {
+            return Err(Error::Invalid(format!(
+                "{} holds the results of a campaign run without --slurm, which the Slurm shards would \
+                 not see; pass another --out",
+                dir.display()
+            )));
+        }
         (None, Some(n)) => n,
         (None, None) => default_array(runs),
     };
