@@ -21,16 +21,20 @@
 //! contract's "Default network model").
 //!
 //! **Arbitration.** All events of a cycle are applied first (heads becoming ready, channels freeing,
-//! credits returning); then every buffer whose situation changed chooses, among the candidate outputs
-//! the routing function offers, a free one whose next buffer can hold the packet (two packets under
-//! bubble flow control), preferring most credits with random tie-breaks (escape channels only when
-//! every other candidate's next buffer is full). Each channel requested by
-//! several buffers grants one at random; losers choose again among what is left in the same cycle.
-//! Buffers with no usable candidate wait on their candidate channels and are looked at again only when
-//! one of them frees or gains credits: nothing is scanned per cycle.
+//! credits returning); then every buffer whose situation changed asks the model's output selection
+//! policy ([`crate::network::selection`]) which of the candidate outputs the routing function offers it
+//! wants: by default FSIN's, the least occupied downstream queue (phit-exact), busy link or not. A
+//! candidate can be granted only if its channel is free and its next buffer can hold the packet (two
+//! packets under bubble flow control); escape channels only when no other candidate has room. Each
+//! channel requested by several buffers grants one, at random or round-robin; losers, and heads whose
+//! choice is busy, ask again next cycle (or, with `loser_retry = "same-cycle"`, losers choose again at
+//! once among what is left). Buffers with no candidate that could ever take the packet wait on their
+//! candidate channels and are looked at again only when one of them frees or gains credits.
 //!
 //! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
-//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
+//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time. The
+//! model's `virtual_channels` adds parallel copies of every VC the topology uses, any of which a head
+//! may take.
 
 use super::NetworkModel;
 use super::driver::Step;
