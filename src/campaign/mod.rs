@@ -453,6 +453,31 @@ pub fn threads(requested: usize) -> usize {
     requested.clamp(1, cores)
 }
 
+/// Refuses a campaign whose `parallel` runs at once would not fit in the machine's memory: each run
+/// checks its own engine, but `parallel` of the largest candidate's engines are alive together.
+fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
+    let mut largest = (0u64, String::new());
+    for c in &cfg.candidates {
+        let topo = crate::topology::build(&c.topology)?;
+        let non_minimal = cfg.network.routing.build(topo.as_ref())?.non_minimal();
+        let bytes = crate::network::memory::engine_bytes(topo.as_ref(), &cfg.network, non_minimal);
+        if bytes > largest.0 {
+            largest = (bytes, c.label.clone());
+        }
+    }
+    let total = largest.0.saturating_mul(parallel as u64);
+    crate::network::memory::check(
+        total,
+        None,
+        &format!(
+            "running {parallel} simulations at once (the largest, `{}`, needs about {} alone; \
+             lower --jobs)",
+            largest.1,
+            crate::network::memory::human(largest.0)
+        ),
+    )
+}
+
 /// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with a
 /// progress bar on stderr.
 pub fn run_campaign(
@@ -494,6 +519,7 @@ pub fn run_campaign(
     );
     bar.set_position(resumed as u64);
     bar.reset_eta();
+    check_parallel_memory(cfg, threads(jobs).min(todo.len().max(1)))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(jobs))
         .build()
