@@ -353,10 +353,31 @@ fn execute_jobs(
             start: *start,
         })
         .collect();
-    let ((outcome, completed), speed) = Speed::measure(
-        topo.nodes(),
-        || network::simulate_jobs(topo, &config.network, &jobs, seed),
-        |(o, _)| o,
+    let observer = network::Progress::default();
+    let total: u64 = jobs.iter().map(|j| j.program.sends().count() as u64).sum();
+    let ((outcome, completed), speed) = crate::report::progress::observe(
+        config.progress,
+        total,
+        "messages",
+        || {
+            let (cycle, delivered) = observer.read();
+            (delivered, format!("cycle {cycle}"))
+        },
+        || {
+            Speed::measure(
+                topo.nodes(),
+                || {
+                    network::simulate_jobs_observed(
+                        topo,
+                        &config.network,
+                        &jobs,
+                        seed,
+                        Some(&observer),
+                    )
+                },
+                |(o, _)| o,
+            )
+        },
     )?;
     let alone = jobs
         .par_iter()

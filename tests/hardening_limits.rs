@@ -220,3 +220,28 @@ fn p6_a_trace_declaring_more_ranks_than_nodes_is_refused_before_it_is_read() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A shared-machine run (`[[jobs]]`) shows its progress too: the messages of every job.
+#[test]
+fn p9_a_run_of_several_jobs_shows_progress() {
+    let dir = std::env::temp_dir().join(format!("netreplay-jobs-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("jobs.toml");
+    std::fs::write(
+        &cfg,
+        "topology = \"fat-tree:k=4,n=3\"\n\
+         [[jobs]]\nworkload = \"bu:size=1000,ranks=32\"\n\
+         [[jobs]]\nworkload = \"bt:size=1000,ranks=16\"\n",
+    )
+    .unwrap();
+    let out = netreplay(&["run", cfg.to_str().unwrap(), "--progress"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // BU on 32 ranks: 5 stages x 32 sends; BT on 16 ranks: one send per tree edge, 15.
+    assert!(
+        err.contains("progress: started, 175 messages to go"),
+        "{err}"
+    );
+    assert!(err.contains("progress: finished in"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

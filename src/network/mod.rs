@@ -463,6 +463,17 @@ pub fn simulate_jobs(
     jobs: &[Job],
     seed: u64,
 ) -> Result<(Outcome, Vec<u64>)> {
+    simulate_jobs_observed(topo, model, jobs, seed, None)
+}
+
+/// [`simulate_jobs`], publishing its progress into `progress` as it runs.
+pub fn simulate_jobs_observed(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    jobs: &[Job],
+    seed: u64,
+    progress: Option<&Progress>,
+) -> Result<(Outcome, Vec<u64>)> {
     model.validate(topo)?;
     let mut used = vec![false; topo.nodes() as usize];
     let mut rank_node = Vec::new();
@@ -498,6 +509,7 @@ pub fn simulate_jobs(
         &rank_node,
         seed,
     )
+    .observed(progress)
     .run()?;
     let completed = driver
         .completed_at
