@@ -214,6 +214,26 @@ fn check_declared_ranks(workload_spec: &str, topo: &dyn Topology) -> Result<()> 
     }
 }
 
+/// Runs `work` with the progress `config` asks for: messages delivered of `total` and the simulated
+/// cycle, as the engine publishes them into `observer`.
+fn observe_messages<T>(
+    config: &RunConfig,
+    total: u64,
+    observer: &network::Progress,
+    work: impl FnOnce() -> T,
+) -> T {
+    crate::report::progress::observe(
+        config.progress,
+        total,
+        "messages",
+        || {
+            let (cycle, delivered) = observer.read();
+            (delivered, format!("cycle {cycle}"))
+        },
+        work,
+    )
+}
+
 /// Builds everything `config` names and runs one simulation.
 pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let topo_spec = config.topology.as_deref().ok_or_else(|| {
@@ -263,16 +283,9 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
             Some(&observer),
         )
     };
-    let (outcome, speed) = crate::report::progress::observe(
-        config.progress,
-        total,
-        "messages",
-        || {
-            let (cycle, delivered) = observer.read();
-            (delivered, format!("cycle {cycle}"))
-        },
-        || Speed::measure(topo.nodes(), simulate, |o| o),
-    )?;
+    let (outcome, speed) = observe_messages(config, total, &observer, || {
+        Speed::measure(topo.nodes(), simulate, |o| o)
+    })?;
     Ok(RunReport {
         topology: topo.spec(),
         workload: format!("{},ranks={ranks}", wl.generator.spec()),
@@ -355,30 +368,13 @@ fn execute_jobs(
         .collect();
     let observer = network::Progress::default();
     let total: u64 = jobs.iter().map(|j| j.program.sends().count() as u64).sum();
-    let ((outcome, completed), speed) = crate::report::progress::observe(
-        config.progress,
-        total,
-        "messages",
-        || {
-            let (cycle, delivered) = observer.read();
-            (delivered, format!("cycle {cycle}"))
-        },
-        || {
-            Speed::measure(
-                topo.nodes(),
-                || {
-                    network::simulate_jobs_observed(
-                        topo,
-                        &config.network,
-                        &jobs,
-                        seed,
-                        Some(&observer),
-                    )
-                },
-                |(o, _)| o,
-            )
-        },
-    )?;
+    let ((outcome, completed), speed) = observe_messages(config, total, &observer, || {
+        Speed::measure(
+            topo.nodes(),
+            || network::simulate_jobs_observed(topo, &config.network, &jobs, seed, Some(&observer)),
+            |(o, _)| o,
+        )
+    })?;
     let alone = jobs
         .par_iter()
         .map(|j| {

@@ -2,6 +2,8 @@
 //! same. Each test names the reference behaviour it checks; cycle counts are kept small so the file
 //! runs in seconds.
 
+mod common;
+
 use netreplay::network::{
     NetworkModel, OpenLoopParams, Outcome, Routing, simulate, simulate_open_loop,
 };
@@ -205,16 +207,7 @@ fn open_loop_point_with(
     load: f64,
     seed: u64,
 ) -> netreplay::network::LoadPoint {
-    let t = topology::build(spec).unwrap();
-    let dest = traffic::build("uniform")
-        .unwrap()
-        .bind(t.nodes(), 1)
-        .unwrap();
-    let params = OpenLoopParams {
-        load,
-        ..OpenLoopParams::default()
-    };
-    simulate_open_loop(t.as_ref(), model, &dest, &params, seed).unwrap()
+    common::open_loop_point(spec, "uniform", model, load, seed)
 }
 
 /// Issue 14's late saturation flags, judged now as Booksim does over sample periods: the 8x8 torus

@@ -2,9 +2,10 @@
 //! with FSIN and Booksim2, read from `validation/reference.json` (tool, commit and configuration are
 //! stated there). `validation/run.py` runs every case, the 4,096-node ones included.
 
-use netreplay::network::{NetworkModel, OpenLoopParams, simulate_open_loop};
+mod common;
+
+use netreplay::network::NetworkModel;
 use netreplay::run::{RunConfig, execute};
-use netreplay::{topology, traffic};
 use rayon::prelude::*;
 use serde_json::Value;
 
@@ -74,16 +75,7 @@ fn fsin_64_node_cases_within_three_percent() {
 }
 
 fn open_loop(spec: &str, load: f64) -> netreplay::network::LoadPoint {
-    let t = topology::build(spec).unwrap();
-    let dest = traffic::build("uniform")
-        .unwrap()
-        .bind(t.nodes(), 1)
-        .unwrap();
-    let params = OpenLoopParams {
-        load,
-        ..OpenLoopParams::default()
-    };
-    simulate_open_loop(t.as_ref(), &NetworkModel::booksim_iq(), &dest, &params, 1).unwrap()
+    common::open_loop_point(spec, "uniform", &NetworkModel::booksim_iq(), load, 1)
 }
 
 /// Booksim2 @28f4329 against the `booksim-iq` preset: the torus latencies within 2% at every reference
