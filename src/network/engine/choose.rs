@@ -130,9 +130,11 @@ impl<D: Driver> Engine<'_, D> {
                 }
                 i
             };
-            let cand = self.candidates[index];
-            self.candidates.clear();
-            self.candidates.push(cand);
+            // The fixed output first, then the escape channels it may still fall back on (a deadlock-free
+            // escape path must stay reachable, as in Booksim, whose VC allocator is offered them too).
+            let fixed = self.candidates[index];
+            self.candidates.retain(|c| c.escape && !fixed.escape);
+            self.candidates.insert(0, fixed);
         }
         self.fill_states();
         match self.selection.choose(&self.states, &mut self.rng) {

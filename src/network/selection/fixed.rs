@@ -28,13 +28,22 @@ impl OutputSelection for Fixed {
         most_credits(candidates, rng, |_| true)
     }
 
+    /// `candidates[0]` is the fixed output; the rest are escape channels, taken only when the fixed
+    /// output's buffer is full (so that a deadlock-free escape path stays reachable).
     fn choose(&self, candidates: &[CandidateState], _rng: &mut Rng) -> Choice {
-        match candidates {
-            [only] if only.usable() => Choice::Take {
-                index: 0,
-                alone: true,
-            },
-            _ => Choice::Wait,
+        let Some(fixed) = candidates.first() else {
+            return Choice::Wait;
+        };
+        let index = if fixed.usable() {
+            Some(0)
+        } else if !fixed.room() {
+            (1..candidates.len()).find(|&i| candidates[i].usable())
+        } else {
+            None
+        };
+        match index {
+            Some(index) => Choice::Take { index, alone: true },
+            None => Choice::Wait,
         }
     }
 }
@@ -50,6 +59,21 @@ mod tests {
         let c = [cand(true, 64, 0), cand(false, 32, 0)];
         assert_eq!(Fixed.fix(&c, &mut rng), Some(0));
         assert_eq!(Fixed.choose(&c[..1], &mut rng), Choice::Wait);
+        // A full fixed output falls back on a free escape channel; a merely busy one is waited for.
+        let mut escape = cand(false, 64, 0);
+        escape.escape = true;
+        let full = [cand(false, 8, 56), escape];
+        assert_eq!(
+            Fixed.choose(&full, &mut rng),
+            Choice::Take {
+                index: 1,
+                alone: true
+            }
+        );
+        assert_eq!(
+            Fixed.choose(&[cand(true, 64, 0), escape], &mut rng),
+            Choice::Wait
+        );
         assert_eq!(
             Fixed.choose(&c[1..], &mut rng),
             Choice::Take {
