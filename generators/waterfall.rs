@@ -49,6 +49,13 @@ impl Generator for Waterfall {
         format!("wf:size={}", self.size)
     }
 
+    /// At most two receives and two sends per repetition per rank.
+    fn bytes_bound(&self, ranks: u32) -> Option<u64> {
+        let reps = self.size.div_ceil(mlength(self.size));
+        let per_rank = reps.saturating_mul(4 * std::mem::size_of::<Op>() as u64) + 8;
+        Some(u64::from(ranks).saturating_mul(per_rank))
+    }
+
     fn generate(&self, ranks: u32) -> Result<Program> {
         let s = VirtualMesh::new("wf", ranks, 2)?.side;
         let bytes = mlength(self.size);

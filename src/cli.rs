@@ -461,6 +461,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 )));
             }
             report::prepare_output(&out)?;
+            if let Some(bytes) = wl.generator.bytes_bound(ranks) {
+                crate::network::memory::check(
+                    bytes,
+                    None,
+                    &format!("generating `{}` on {ranks} ranks", wl.generator.spec()),
+                )?;
+            }
             let program = wl.generator.generate(ranks)?;
             trace::write_as(&program, &out, format)?;
             println!(

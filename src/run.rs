@@ -264,6 +264,13 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
+    if let Some(bytes) = wl.generator.bytes_bound(ranks) {
+        memory::check(
+            engine_bytes.saturating_add(bytes),
+            config.max_memory,
+            &format!("{network_what} with its workload"),
+        )?;
+    }
     let program = wl.generator.generate(ranks)?;
     memory::check(
         engine_bytes + memory::program_bytes(&program),

@@ -245,3 +245,62 @@ fn p9_a_run_of_several_jobs_shows_progress() {
     assert!(err.contains("progress: finished in"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The memory bound `run` and `generate` check before generating a pattern holds for every seed-004
+/// pattern: no rank issues more than 2⌈log2 N⌉ + 16 operations (WF: four per repetition, its own).
+#[test]
+fn p6_the_pattern_memory_bound_holds_for_every_pattern() {
+    use netreplay::workload;
+    for name in ["2w", "3w", "2m", "3m", "bu", "bt", "wf"] {
+        let mut checked = 0;
+        for ranks in [16u32, 27, 64, 256, 512, 1024, 4096] {
+            let wl = workload::build(&format!("{name}:size=1000")).unwrap();
+            let Ok(program) = wl.generator.generate(ranks) else {
+                continue; // a count the pattern does not take (2w on 27 ranks)
+            };
+            let most = (0..ranks)
+                .map(|r| program.rank_ops(r).len() as u64)
+                .max()
+                .unwrap();
+            if name != "wf" {
+                assert!(
+                    most <= workload::pattern_ops_bound(ranks),
+                    "{name} on {ranks} ranks: {most} ops"
+                );
+            }
+            assert!(
+                wl.generator.bytes_bound(ranks).unwrap()
+                    >= netreplay::network::memory::program_bytes(&program)
+            );
+            checked += 1;
+        }
+        assert!(checked >= 2, "{name}");
+    }
+}
+
+/// `generate` of 16 M ranks of BU (about 25 GB of operations) is refused at once with the estimate
+/// on a machine without that much memory available, instead of being killed by the kernel.
+#[test]
+fn p6_generate_too_large_for_memory_is_refused_at_once() {
+    let bound = netreplay::workload::pattern_bytes_bound(16_777_216);
+    let available = netreplay::network::memory::available_bytes();
+    if available.is_none_or(|a| a >= bound) {
+        eprintln!("skipped: the machine has {available:?} bytes available, the bound is {bound}");
+        return;
+    }
+    let out_file = std::env::temp_dir().join(format!("netreplay-big-{}.nrt", std::process::id()));
+    let start = Instant::now();
+    let out = netreplay(&[
+        "generate",
+        "bu:size=10",
+        "--ranks",
+        "16777216",
+        "--out",
+        out_file.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("available on this machine"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(!out_file.exists());
+}

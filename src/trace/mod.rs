@@ -366,6 +366,10 @@ impl Generator for TraceWorkload {
         format!("trace:file={}{}", self.file, self.extra)
     }
 
+    fn bytes_bound(&self, _ranks: u32) -> Option<u64> {
+        None
+    }
+
     fn ranks(&self) -> Option<u32> {
         Some(self.program.ranks())
     }

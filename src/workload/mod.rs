@@ -248,6 +248,27 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     fn ranks(&self) -> Option<u32> {
         None
     }
+    /// An upper bound on the bytes [`Generator::generate`] will hold for `ranks` ranks, known before
+    /// generating, so that a run or `generate` too large for the machine is refused at once instead of
+    /// being killed by the kernel (issue 15). `None` when the generator cannot say (a trace's program is
+    /// already in memory when its generator exists). The default covers seed 004's patterns: see
+    /// [`pattern_bytes_bound`].
+    fn bytes_bound(&self, ranks: u32) -> Option<u64> {
+        Some(pattern_bytes_bound(ranks))
+    }
+}
+
+/// Operations one rank of a seed-004 pattern issues at most, WF aside (whose count grows with its size
+/// and which bounds itself): 2⌈log2 N⌉ (BU's send and receive per stage, the largest) plus 16 (the mesh
+/// exchanges' neighbours, a send and a receive each). Checked against every pattern by a test.
+pub fn pattern_ops_bound(ranks: u32) -> u64 {
+    2 * u64::from(ranks.max(2).next_power_of_two().trailing_zeros()) + 16
+}
+
+/// Bytes a seed-004 pattern's program holds at most for `ranks` ranks ([`pattern_ops_bound`] ops
+/// per rank, plus each rank's start index).
+pub fn pattern_bytes_bound(ranks: u32) -> u64 {
+    u64::from(ranks) * (pattern_ops_bound(ranks) * std::mem::size_of::<Op>() as u64 + 8)
 }
 
 /// A workload spec taken apart: its generator and the rank count, if the spec gives one.
