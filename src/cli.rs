@@ -118,6 +118,10 @@ enum Command {
         /// `native` (traces/FORMAT.md, default) or `trc` (INSEE/FSIN; blocking operations only).
         #[arg(long, default_value = "native")]
         format: String,
+        /// Refuse at once if the program would take more than SIZE (bytes, or 512M, 8G, ...);
+        /// default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
     },
     /// Inspect trace files.
     Trace {
@@ -437,6 +441,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             ranks,
             out,
             format,
+            max_memory,
         } => {
             let format = match format.as_str() {
                 "native" => trace::Format::Native,
@@ -464,7 +469,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             if let Some(bytes) = wl.generator.bytes_bound(ranks) {
                 crate::network::memory::check(
                     bytes,
-                    None,
+                    max_memory,
                     &format!("generating `{}` on {ranks} ranks", wl.generator.spec()),
                 )?;
             }
