@@ -260,6 +260,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         workload: workload_name.clone(),
         rank_node: rank_node.clone(),
         collectives_known: program.regions().is_some(),
+        max_tracks: crate::report::timeline::MAX_TRACKS,
+        max_events: crate::report::timeline::MAX_EVENTS,
     };
     let sim = Sim {
         topo: topo.as_ref(),

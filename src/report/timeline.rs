@@ -40,6 +40,10 @@ pub struct TimelineMeta {
     pub rank_node: Vec<u32>,
     /// Whether the program knows its collective calls (traces read now, not from a cache).
     pub collectives_known: bool,
+    /// Most rank tracks in detail ([`MAX_TRACKS`] from `run`).
+    pub max_tracks: u32,
+    /// Most rank events before the detail stops ([`MAX_EVENTS`] from `run`).
+    pub max_events: u64,
 }
 
 /// Rank-cycles computing and blocked per bin, in bins that double in width as the run grows.
@@ -81,6 +85,7 @@ pub struct TimelineWriter<W: Write> {
     stride: u32,
     ranks: u32,
     events: u64,
+    max_events: u64,
     truncated_at: Option<u64>,
     open_region: Vec<bool>,
     states: StateBins,
@@ -98,7 +103,7 @@ impl<W: Write> TimelineWriter<W> {
     /// Starts the file: the header and the tracks' names.
     pub fn new(mut out: W, meta: &TimelineMeta) -> io::Result<Self> {
         let ranks = meta.rank_node.len() as u32;
-        let stride = ranks.div_ceil(MAX_TRACKS).max(1);
+        let stride = ranks.div_ceil(meta.max_tracks.max(1)).max(1);
         out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
         writeln!(
             out,
@@ -126,6 +131,7 @@ impl<W: Write> TimelineWriter<W> {
             stride,
             ranks,
             events: 0,
+            max_events: meta.max_events,
             truncated_at: None,
             open_region: vec![false; ranks as usize],
             states: StateBins {
@@ -147,13 +153,16 @@ impl<W: Write> TimelineWriter<W> {
         if self.truncated_at.is_some() {
             return false;
         }
-        if self.events >= MAX_EVENTS {
+        if self.events >= self.max_events {
             self.truncated_at = Some(at);
             // Close the open collective slices so every B has its E.
             for r in 0..self.ranks {
                 if self.open_region[r as usize] {
                     self.open_region[r as usize] = false;
-                    let line = format!(r#"{{"ph":"E","pid":1,"tid":{},"ts":{at}}},"#, r + 1);
+                    let line = format!(
+                        r#"{{"ph":"E","pid":1,"tid":{},"ts":{at},"name":"(truncated)"}},"#,
+                        r + 1
+                    );
                     self.emit(&line);
                 }
             }
@@ -217,7 +226,7 @@ impl<W: Write> TimelineWriter<W> {
             "rank_stride": self.stride,
             "rank_events": self.events,
             "truncated_at_cycle": self.truncated_at,
-            "max_rank_events": MAX_EVENTS,
+            "max_rank_events": self.max_events,
             "state_bin_cycles": w,
             "link_load_bin_cycles": load.map(|l| l.bin_cycles),
             "collectives": if self.collectives_known {
@@ -291,7 +300,10 @@ impl<W: Write> RankObserver for TimelineWriter<W> {
             }
             None => {
                 self.open_region[rank as usize] = false;
-                format!(r#"{{"ph":"E","pid":1,"tid":{},"ts":{at}}},"#, rank + 1)
+                format!(
+                    r#"{{"ph":"E","pid":1,"tid":{},"ts":{at},"name":"end"}},"#,
+                    rank + 1
+                )
             }
         };
         self.emit(&line);
