@@ -28,6 +28,9 @@ pub fn esc(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
+/// Width in pixels up to which a chart is scaled to the page (the page's content width).
+const WIDE: f64 = 1130.0;
+
 /// An SVG made scalable: gives it a `viewBox` from its width and height when it has none, so CSS can
 /// shrink it to the page.
 fn fit(svg: &str) -> String {
@@ -35,18 +38,30 @@ fn fit(svg: &str) -> String {
         return svg.to_string();
     };
     let head = &svg[..end];
-    if head.contains("viewBox") {
-        return svg.to_string();
-    }
     let attr = |name: &str| {
         let key = format!(" {name}=\"");
         let at = head.find(&key)? + key.len();
         head[at..].split('"').next()?.parse::<f64>().ok()
     };
-    match (attr("width"), attr("height")) {
-        (Some(w), Some(h)) => format!("{head} viewBox=\"0 0 {w} {h}\"{}", &svg[end..]),
-        _ => svg.to_string(),
-    }
+    let (Some(w), Some(h)) = (attr("width"), attr("height")) else {
+        return svg.to_string();
+    };
+    // Small charts are drawn larger (their text is 10-13 px), up to the page's width; charts wider
+    // than the page keep their size and scroll.
+    let style = if w <= WIDE {
+        format!(
+            " style=\"width:{:.0}px;max-width:100%\"",
+            (w * 1.4).min(WIDE)
+        )
+    } else {
+        format!(" style=\"width:{w:.0}px;max-width:none\"")
+    };
+    let view = if head.contains("viewBox") {
+        String::new()
+    } else {
+        format!(" viewBox=\"0 0 {w} {h}\"")
+    };
+    format!("{head}{view}{style}{}", &svg[end..])
 }
 
 fn page(title: &str, body: &str) -> String {
