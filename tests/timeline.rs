@@ -375,3 +375,59 @@ fn top_links_from_a_second_pass_match_their_totals() {
     assert_eq!(r["link_load"]["top_links_from"], "second pass");
     check_link_load(&r);
 }
+
+#[test]
+#[ignore = "timing; run with --ignored --nocapture"]
+fn overhead_of_the_instruments() {
+    // bu:size=10000 on the 8-ary 4-tree (4096 ranks), the engine benchmark's case.
+    let topo = netreplay::topology::build("fat-tree:k=8,n=4").unwrap();
+    let wl = netreplay::workload::build("bu:size=10000").unwrap();
+    let program = wl.generator.generate(4096).unwrap();
+    let nodes: Vec<u32> = (0..4096).collect();
+    let model = NetworkModel::default();
+    let time = |f: &mut dyn FnMut()| {
+        let start = std::time::Instant::now();
+        f();
+        start.elapsed().as_secs_f64()
+    };
+    for round in 0..2 {
+        let plain = time(&mut || {
+            simulate(topo.as_ref(), &model, &program, &nodes, 1).unwrap();
+        });
+        let critical = time(&mut || {
+            let i = Instruments {
+                critical_path: true,
+                ..Instruments::default()
+            };
+            simulate_instrumented(topo.as_ref(), &model, &program, &nodes, 1, i).unwrap();
+        });
+        let all = time(&mut || {
+            let mut load = LoadBins::new(200);
+            let meta = TimelineMeta {
+                topology: topo.spec(),
+                workload: "bu".into(),
+                rank_node: nodes.clone(),
+                collectives_known: false,
+                max_tracks: 256,
+                max_events: 1_000_000,
+            };
+            let path = scratch("overhead.json");
+            let file = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+            let mut writer = TimelineWriter::new(file, &meta).unwrap();
+            let i = Instruments {
+                load: Some(&mut load),
+                observer: Some(&mut writer),
+                critical_path: true,
+                progress: None,
+            };
+            let (o, _) =
+                simulate_instrumented(topo.as_ref(), &model, &program, &nodes, 1, i).unwrap();
+            let series = load.finish(o.completion_cycles, None);
+            writer.finish(o.completion_cycles, Some(&series)).unwrap();
+        });
+        eprintln!(
+            "round {round}: plain {plain:.3} s, critical path {critical:.3} s, \
+             + link load + timeline {all:.3} s"
+        );
+    }
+}
