@@ -252,6 +252,37 @@ fn npb_trace_timeline_has_collectives_and_adds_up() {
 }
 
 #[test]
+fn collective_slices_survive_the_trace_cache() {
+    // The first run reads the trace and writes its cache, the second reads the cache: the same
+    // timeline either way.
+    let store = scratch("cache-store");
+    let _ = std::fs::remove_dir_all(&store);
+    let spec = format!("trace:file={},cache={}", npb("mg"), store.display());
+    let mut timelines = Vec::new();
+    for round in 0..2 {
+        let file = scratch(&format!("mg16-{round}.json"));
+        run_json(&[
+            "run",
+            "--topology",
+            "fat-tree:k=4,n=3",
+            "--workload",
+            &spec,
+            "--timeline",
+            file.to_str().unwrap(),
+        ]);
+        let c = validate(&file);
+        assert!(c.collectives > 0);
+        timelines.push(std::fs::read_to_string(&file).unwrap());
+    }
+    assert_eq!(
+        std::fs::read_dir(&store).unwrap().count(),
+        1,
+        "one cache file"
+    );
+    assert_eq!(timelines[0], timelines[1]);
+}
+
+#[test]
 fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
     // bu:size=1000 on the 4-ary 3-tree: 1000 bytes are ceil(1000 / 64) = 16 packets of 16 phits, so a
     // message takes L + 16 x 16 = L + 256 cycles on an empty network (the contract's L + 16P). Rank r's

@@ -232,7 +232,7 @@ impl<W: Write> TimelineWriter<W> {
             "collectives": if self.collectives_known {
                 "B/E slices from the trace's MPI calls"
             } else {
-                "none known (a generated workload, or a trace read from its cache: use cache=off)"
+                "none known (generated workloads make no MPI calls)"
             },
         });
         writeln!(self.out, "],\n\"otherData\":{other}}}")?;
