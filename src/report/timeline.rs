@@ -104,7 +104,7 @@ impl<W: Write> TimelineWriter<W> {
     pub fn new(mut out: W, meta: &TimelineMeta) -> io::Result<Self> {
         let ranks = meta.rank_node.len() as u32;
         let stride = ranks.div_ceil(meta.max_tracks.max(1)).max(1);
-        out.write_all(b"{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")?;
+        out.write_all(b"{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n")?;
         writeln!(
             out,
             r#"{{"ph":"M","pid":1,"tid":0,"name":"process_name","args":{{"name":"ranks"}}}},"#
