@@ -495,7 +495,7 @@ fn timeline_run(
             Ok(r) => {
                 let end = r.0.completion_cycles;
                 let series = load.as_deref().map(|l| l.finish(end, None));
-                let done = writer.finish(end, series.as_ref());
+                let done = writer.finish(end, series.as_ref(), r.1.as_ref());
                 result = Some(Ok(r));
                 done.map(|_| ())
             }

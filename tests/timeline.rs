@@ -47,6 +47,8 @@ fn npb(kernel: &str) -> String {
 struct Checked {
     ranks: HashMap<u64, (u64, Option<u64>)>,
     collectives: usize,
+    /// Cycles of the critical-path track (process 3).
+    critical: u64,
     other: Value,
 }
 
@@ -62,6 +64,7 @@ fn validate(path: &Path) -> Checked {
     let mut open: HashMap<(u64, u64), Vec<String>> = HashMap::new();
     let mut ranks: HashMap<u64, (u64, Option<u64>)> = HashMap::new();
     let mut collectives = 0;
+    let mut critical = 0;
     for e in events {
         let ph = e["ph"].as_str().expect("ph");
         let pid = e["pid"].as_u64().expect("pid");
@@ -81,8 +84,11 @@ fn validate(path: &Path) -> Checked {
         match ph {
             "X" => {
                 let dur = e["dur"].as_u64().unwrap_or_else(|| panic!("dur in {e}"));
-                let entry = ranks.entry(tid).or_default();
-                entry.0 += dur;
+                if pid == 3 {
+                    critical += dur;
+                } else {
+                    ranks.entry(tid).or_default().0 += dur;
+                }
                 // A slice's end is where the track's next event may start.
                 last.insert(track, ts + dur);
             }
@@ -107,6 +113,7 @@ fn validate(path: &Path) -> Checked {
     Checked {
         ranks,
         collectives,
+        critical,
         other: v["otherData"].clone(),
     }
 }
@@ -180,6 +187,8 @@ fn bu_on_64_ranks_timeline_is_valid_and_adds_up() {
     let c = validate(&file);
     check_ranks(&c, &r, 64);
     check_link_load(&r);
+    // The critical-path track covers the whole path: 6 messages, 1560 cycles.
+    assert_eq!(c.critical, 1560);
     assert_eq!(
         c.other["time_unit"],
         "1 trace microsecond = 1 simulated cycle"
@@ -378,7 +387,7 @@ fn instruments_do_not_change_the_run() {
     assert!(series.bins <= 50 && series.bins >= 25, "{}", series.bins);
     // Bounded: 16 of 64 ranks shown (every 4th), detail stopped after 100 events, and the file says so.
     let bytes = writer
-        .finish(watched.completion_cycles, Some(&series))
+        .finish(watched.completion_cycles, Some(&series), Some(&cp))
         .unwrap();
     let path = scratch("bounded.json");
     std::fs::write(&path, &bytes).unwrap();
@@ -454,7 +463,9 @@ fn overhead_of_the_instruments() {
             let (o, _) =
                 simulate_instrumented(topo.as_ref(), &model, &program, &nodes, 1, i).unwrap();
             let series = load.finish(o.completion_cycles, None);
-            writer.finish(o.completion_cycles, Some(&series)).unwrap();
+            writer
+                .finish(o.completion_cycles, Some(&series), None)
+                .unwrap();
         });
         eprintln!(
             "round {round}: plain {plain:.3} s, critical path {critical:.3} s, \

@@ -14,8 +14,11 @@
 //! through a buffered writer into a temporary file renamed at the end; per track, they come in time
 //! order. Size is bounded: above [`MAX_TRACKS`] ranks only every k-th rank gets a track (the counters
 //! still cover all), and after [`MAX_EVENTS`] rank events the detail stops (open collective slices are
-//! closed there); `otherData` records both (`rank_stride`, `truncated_at_cycle`).
+//! closed there); `otherData` records both (`rank_stride`, `truncated_at_cycle`). Process 3 "critical
+//! path" holds the critical path's listed steps (computations and messages, with their zero-load and
+//! contention cycles), written at the end when the path is known.
 
+use crate::mpi::critical_path::CriticalPath;
 use crate::mpi::observe::{Activity, RankObserver};
 use crate::network::load_bins::LinkLoadSeries;
 use std::io::{self, Write};
@@ -180,11 +183,54 @@ impl<W: Write> TimelineWriter<W> {
         }
     }
 
-    /// Ends the file: counter tracks (ranks' states, link load per class from `load`), the metadata,
-    /// and a flush. Returns the writer.
-    pub fn finish(mut self, completion: u64, load: Option<&LinkLoadSeries>) -> io::Result<W> {
+    /// Ends the file: counter tracks (ranks' states, link load per class from `load`), the critical
+    /// path's listed steps as a track of their own (process 3), the metadata, and a flush. Returns
+    /// the writer.
+    pub fn finish(
+        mut self,
+        completion: u64,
+        load: Option<&LinkLoadSeries>,
+        critical: Option<&CriticalPath>,
+    ) -> io::Result<W> {
         if let Some(e) = self.error.take() {
             return Err(e);
+        }
+        if let Some(c) = critical {
+            writeln!(
+                self.out,
+                r#"{{"ph":"M","pid":3,"tid":0,"name":"process_name","args":{{"name":"critical path"}}}},"#
+            )?;
+            writeln!(
+                self.out,
+                r#"{{"ph":"M","pid":3,"tid":1,"name":"thread_name","args":{{"name":"critical path (last {} of {} steps)"}}}},"#,
+                c.steps.len(),
+                c.steps_total
+            )?;
+            for st in &c.steps {
+                let (name, args) = match st.from {
+                    Some(from) => (
+                        format!("message {from} -> {}", st.rank),
+                        format!(
+                            r#"{{"from":{from},"to":{},"packets":{},"zero_load":{},"contention":{}}}"#,
+                            st.rank,
+                            st.packets.unwrap_or(0),
+                            st.zero_load.unwrap_or(0),
+                            st.contention.unwrap_or(0)
+                        ),
+                    ),
+                    None => (
+                        format!("compute on rank {}", st.rank),
+                        format!(r#"{{"rank":{}}}"#, st.rank),
+                    ),
+                };
+                writeln!(
+                    self.out,
+                    r#"{{"ph":"X","pid":3,"tid":1,"ts":{},"dur":{},"name":"{name}","cat":"{}","args":{args}}},"#,
+                    st.start,
+                    st.end - st.start,
+                    st.kind
+                )?;
+            }
         }
         let w = self.states.width;
         let bins = (completion.div_ceil(w) as usize).clamp(1, STATE_BINS);
