@@ -1,6 +1,6 @@
 //! Link load over time: phits per link class in time bins, and the time series of the busiest links.
 //!
-//! The engine calls [`LoadBins::add`] once per packet that starts on a link, and only when a recorder
+//! The engine calls `LoadBins::add` once per packet that starts on a link, and only when a recorder
 //! was attached (an `Option` checked once per packet start; nothing at all happens when it is off).
 //! The run's length is not known while it runs, so bins start one cycle wide and double when the run
 //! outgrows them (pairs of bins merge): at the end there are between half of `max_bins` and
