@@ -92,16 +92,24 @@ enum Command {
     /// (relative times, performance index, cost, performance/cost) into DIR.
     Campaign {
         /// The campaign config (configs/seed004-*.toml).
-        config: PathBuf,
+        #[arg(required_unless_present = "status")]
+        config: Option<PathBuf>,
         /// Results directory (default: results/<config file stem>).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Simulations run at once (default: all cores).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "slurm")]
         jobs: Option<usize>,
         /// Run only slice I of N (1-based), e.g. 2/4, for job arrays; merge with `report`.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "slurm")]
         shard: Option<campaign::Shard>,
+        /// Print which runs of results directory DIR (a campaign's --out, or a Slurm layout) are
+        /// done and which are missing, per shard; exit 1 while any is missing. Runs nothing.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "out", "jobs", "shard", "slurm"])]
+        status: Option<PathBuf>,
+        /// Slurm job array and merge job (`--slurm`, `--array`, `--submit`, ...).
+        #[command(flatten)]
+        slurm: SlurmArgs,
     },
     /// Merge campaign results directories (shards of one config) and print and write the report.
     Report {
@@ -191,6 +199,32 @@ struct ShowProgress {
     /// Never show progress.
     #[arg(long)]
     quiet: bool,
+}
+
+/// `campaign --slurm`: write (and submit) an sbatch job array with one task per shard and a merge job.
+#[derive(Debug, clap::Args)]
+struct SlurmArgs {
+    /// Write DIR/slurm/array.sbatch (one array task per shard, results in DIR/shards/I) and
+    /// DIR/slurm/merge.sbatch (`report` of every shard into DIR) instead of running; resubmitting
+    /// runs only the missing runs.
+    #[arg(long)]
+    slurm: bool,
+    /// Array tasks (shards); default: one per run, at most 100. Kept on resubmission.
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    array: Option<u32>,
+    /// Slurm partition of both jobs (default: the cluster's).
+    #[arg(long, requires = "slurm")]
+    partition: Option<String>,
+    /// Time limit of each job, as sbatch takes it (e.g. 30, 2:00:00, 1-12).
+    #[arg(long, requires = "slurm")]
+    time: Option<String>,
+    /// CPUs of each array task, which become its --jobs (default 1).
+    #[arg(long, requires = "slurm", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    cpus_per_task: Option<u32>,
+    /// Submit with `sbatch --parsable` (the array tasks with missing runs, then the merge job after
+    /// them) and print the job ids.
+    #[arg(long, requires = "slurm")]
+    submit: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -342,11 +376,45 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             out,
             jobs,
             shard,
+            status,
+            slurm,
         } => {
+            if let Some(dir) = status {
+                let s = campaign::status::status(&dir)?;
+                print!("{}", s.text());
+                if s.missing() > 0 {
+                    return Err(Error::Invalid(format!(
+                        "{} of {} runs are missing; rerun the campaign with the same --out (with \
+                         --slurm --submit for a Slurm layout) to run only those",
+                        s.missing(),
+                        s.runs()
+                    )));
+                }
+                return Ok(());
+            }
+            let config = config.ok_or_else(|| Error::Invalid("campaign needs a CONFIG".into()))?;
             let cfg = campaign::CampaignConfig::load(&config)?;
             let dir = out.unwrap_or_else(|| {
                 PathBuf::from("results").join(config.file_stem().unwrap_or_default())
             });
+            if slurm.slurm {
+                let exe = std::env::current_exe()
+                    .map_err(Error::io("the path of the netreplay binary"))?;
+                let req = campaign::slurm::Request {
+                    array: slurm.array,
+                    partition: slurm.partition,
+                    time: slurm.time,
+                    cpus_per_task: slurm.cpus_per_task,
+                };
+                let p = campaign::slurm::prepare(&cfg, &config, &dir, &exe, &req)?;
+                let sub = if slurm.submit {
+                    Some(campaign::slurm::submit(&p)?)
+                } else {
+                    None
+                };
+                print!("{}", campaign::slurm::text(&p, sub.as_ref()));
+                return Ok(());
+            }
             let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
             let p = campaign::run_campaign(&cfg, &dir, jobs, shard, true)?;
             eprintln!(

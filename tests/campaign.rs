@@ -237,3 +237,107 @@ fn mismatched_configs_are_refused() {
     }
     let _ = std::fs::remove_file(other);
 }
+
+/// Issue 17 without a cluster: the scripts `--slurm` writes, run by bash as Slurm would run them
+/// (`SLURM_ARRAY_TASK_ID` set), give the report of an unsharded campaign; `--status` follows the
+/// shards; a changed `--array` and a `--submit` without sbatch are refused with clear errors.
+/// (`tests/slurm.rs` does the same on a real Slurm cluster.)
+#[test]
+fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
+    let (whole, dir) = (tmp("slurm-whole"), tmp("slurm-layout"));
+    ok(&["campaign", QUICK, "--out", whole.to_str().unwrap()]);
+    let d = dir.to_str().unwrap();
+    let text = ok(&["campaign", QUICK, "--slurm", "--array", "2", "--out", d]);
+    assert!(
+        text.contains("(2 tasks)") && text.contains("0 of 24 runs done"),
+        "{text}"
+    );
+    let array = std::fs::read_to_string(dir.join("slurm/array.sbatch")).unwrap();
+    assert!(array.contains("#SBATCH --array=1-2\n"), "{array}");
+    assert!(array.contains(env!("CARGO_BIN_EXE_netreplay")), "{array}");
+    assert!(
+        array.contains("--shard \"$SLURM_ARRAY_TASK_ID/2\""),
+        "{array}"
+    );
+
+    let status = netreplay(&["campaign", "--status", d]);
+    let out = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        !status.status.success(),
+        "--status must fail while runs are missing"
+    );
+    assert!(out.contains("0 of 24 runs done, 24 missing"), "{out}");
+    assert!(
+        out.contains("shard 2/2    0 of 12 done, missing: "),
+        "{out}"
+    );
+
+    let bash = |script: &str, task: Option<&str>| {
+        let mut cmd = Command::new("bash");
+        cmd.arg(dir.join("slurm").join(script));
+        if let Some(t) = task {
+            cmd.env("SLURM_ARRAY_TASK_ID", t)
+                .env("SLURM_CPUS_PER_TASK", "2");
+        }
+        cmd.output().unwrap()
+    };
+    assert!(bash("array.sbatch", Some("2")).status.success());
+    let status = netreplay(&["campaign", "--status", d]);
+    let out = String::from_utf8_lossy(&status.stdout);
+    assert!(out.contains("12 of 24 runs done, 12 missing"), "{out}");
+    assert!(out.contains("shard 2/2    12 of 12 done\n"), "{out}");
+    // The merge job fails while a shard is missing, after writing the partial report.
+    let merge = bash("merge.sbatch", None);
+    assert!(!merge.status.success());
+    assert!(String::from_utf8_lossy(&merge.stdout).contains("Runs: 12 of 24 done"));
+
+    assert!(bash("array.sbatch", Some("1")).status.success());
+    let merge = bash("merge.sbatch", None);
+    assert!(
+        merge.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merge.stderr)
+    );
+    for f in [
+        "report.md",
+        "relative_times.csv",
+        "summary.csv",
+        "report.json",
+    ] {
+        assert_eq!(
+            std::fs::read_to_string(whole.join(f)).unwrap(),
+            std::fs::read_to_string(dir.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    ok(&["campaign", "--status", d]);
+
+    let out = netreplay(&["campaign", QUICK, "--slurm", "--array", "3", "--out", d]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("laid out in 2 shards"),
+        "{err}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(["campaign", QUICK, "--slurm", "--submit", "--out", d])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("cannot run sbatch"),
+        "{err}"
+    );
+    let out = netreplay(&["campaign", QUICK, "--slurm", "--array", "25", "--out", d]);
+    assert!(!out.status.success());
+    let w = whole.to_str().unwrap();
+    let out = netreplay(&["campaign", QUICK, "--slurm", "--out", w]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("without --slurm"),
+        "{err}"
+    );
+    for d in [whole, dir] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

@@ -196,3 +196,52 @@ fn p6_fault_tolerance_trials_are_bounded() {
     assert!(!out.status.success());
     assert!(err.contains("--trials") && err.contains("100000"), "{err}");
 }
+
+/// A native trace declaring 16,777,216 ranks (the largest count the format accepts) replayed on a
+/// 16-node network: refused from its header, before a program of 16 M ranks is built (it took 8 GB
+/// and 30 s to say the same thing after reading it whole).
+#[test]
+fn p6_a_trace_declaring_more_ranks_than_nodes_is_refused_before_it_is_read() {
+    let dir = std::env::temp_dir().join(format!("netreplay-ranks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("big.nrt");
+    std::fs::write(
+        &trace,
+        "netreplay-trace 1\nranks 16777216 # every rank\n0 send 1 64 0\n1 recv 0 0\n",
+    )
+    .unwrap();
+    let spec = format!("trace:file={}", trace.display());
+    let out = netreplay(&["run", "--topology", "fat-tree:k=4,n=2", "--workload", &spec]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("declares 16777216 ranks") && err.contains("only 16 nodes"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A shared-machine run (`[[jobs]]`) shows its progress too: the messages of every job.
+#[test]
+fn p9_a_run_of_several_jobs_shows_progress() {
+    let dir = std::env::temp_dir().join(format!("netreplay-jobs-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("jobs.toml");
+    std::fs::write(
+        &cfg,
+        "topology = \"fat-tree:k=4,n=3\"\n\
+         [[jobs]]\nworkload = \"bu:size=1000,ranks=32\"\n\
+         [[jobs]]\nworkload = \"bt:size=1000,ranks=16\"\n",
+    )
+    .unwrap();
+    let out = netreplay(&["run", cfg.to_str().unwrap(), "--progress"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    // BU on 32 ranks: 5 stages x 32 sends; BT on 16 ranks: one send per tree edge, 15.
+    assert!(
+        err.contains("progress: started, 175 messages to go"),
+        "{err}"
+    );
+    assert!(err.contains("progress: finished in"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

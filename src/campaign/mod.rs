@@ -12,6 +12,8 @@
 pub mod analysis;
 pub mod index;
 pub mod lock;
+pub mod slurm;
+pub mod status;
 
 use crate::cost::PriceTable;
 use crate::error::{Error, Result};
@@ -113,13 +115,15 @@ pub struct RunRecord {
 }
 
 impl RunRecord {
-    fn key(&self) -> (String, String, Option<u64>) {
+    /// The run's identity: (label, workload, size), as [`Planned::key`].
+    pub fn key(&self) -> (String, String, Option<u64>) {
         (self.label.clone(), self.workload.clone(), self.size)
     }
 }
 
 impl Planned {
-    fn key(&self) -> (String, String, Option<u64>) {
+    /// The run's identity in `results.jsonl`: (label, workload, size).
+    pub fn key(&self) -> (String, String, Option<u64>) {
         (self.label.clone(), self.workload.clone(), self.size)
     }
 }
@@ -411,11 +415,67 @@ fn open_results(dir: &Path) -> Result<std::fs::File> {
     Ok(f)
 }
 
+/// Makes `dir` a results directory of `cfg` (its manifest written atomically, the directory created
+/// if missing), or checks that it already is one: a directory of another config is refused, so results
+/// of two configs never mix. Slurm layouts call it for every shard before any task starts, so that
+/// `report` and `--status` read every shard even if a task never ran.
+pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
+    let hash = cfg.hash();
+    let manifest_path = dir.join(MANIFEST);
+    if manifest_path.exists() {
+        let (old, _) = load_dir(dir)?;
+        if old.hash() != hash {
+            return Err(Error::Invalid(format!(
+                "{} holds results of another campaign config (hash {}, this one {hash}); pass another --out",
+                dir.display(),
+                old.hash()
+            )));
+        }
+    } else {
+        let m = Manifest {
+            config_hash: hash,
+            config: cfg.clone(),
+        };
+        crate::report::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Whether planned run `run` belongs to `shard` (all runs without one): runs I-1, I-1+N, ...
+pub fn in_shard(run: &Planned, shard: Option<Shard>) -> bool {
+    shard.is_none_or(|s| run.index % s.count as usize == s.index as usize - 1)
+}
+
 /// Threads for `requested` simulations at once: at least 1 and at most the machine's available
 /// parallelism (each run is single-threaded; more threads only share the cores and add memory).
 pub fn threads(requested: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     requested.clamp(1, cores)
+}
+
+/// Refuses a campaign whose `parallel` runs at once would not fit in the machine's memory: each run
+/// checks its own engine, but `parallel` of the largest candidate's engines are alive together.
+fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
+    let mut largest = (0u64, String::new());
+    for c in &cfg.candidates {
+        let topo = crate::topology::build(&c.topology)?;
+        let non_minimal = cfg.network.routing.build(topo.as_ref())?.non_minimal();
+        let bytes = crate::network::memory::engine_bytes(topo.as_ref(), &cfg.network, non_minimal);
+        if bytes > largest.0 {
+            largest = (bytes, c.label.clone());
+        }
+    }
+    let total = largest.0.saturating_mul(parallel as u64);
+    crate::network::memory::check(
+        total,
+        None,
+        &format!(
+            "running {parallel} simulations at once (the largest, `{}`, needs about {} alone; \
+             lower --jobs)",
+            largest.1,
+            crate::network::memory::human(largest.0)
+        ),
+    )
 }
 
 /// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with a
@@ -430,24 +490,8 @@ pub fn run_campaign(
     std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
     // Held until every run of this invocation is appended.
     let _lock = lock::DirLock::acquire(dir)?;
+    init_dir(cfg, dir)?;
     let hash = cfg.hash();
-    let manifest_path = dir.join(MANIFEST);
-    if manifest_path.exists() {
-        let (old, _) = load_dir(dir)?;
-        if old.hash() != hash {
-            return Err(Error::Invalid(format!(
-                "{} holds results of another campaign config (hash {}, this one {hash}); pass another --out",
-                dir.display(),
-                old.hash()
-            )));
-        }
-    } else {
-        let m = Manifest {
-            config_hash: hash.clone(),
-            config: cfg.clone(),
-        };
-        crate::report::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
-    }
     let done: std::collections::BTreeSet<_> = read_results(dir, &hash)?
         .iter()
         .map(RunRecord::key)
@@ -455,7 +499,7 @@ pub fn run_campaign(
     let mine: Vec<Planned> = cfg
         .plan()
         .into_iter()
-        .filter(|r| shard.is_none_or(|s| r.index % s.count as usize == s.index as usize - 1))
+        .filter(|r| in_shard(r, shard))
         .collect();
     let todo: Vec<&Planned> = mine.iter().filter(|r| !done.contains(&r.key())).collect();
     let resumed = mine.len() - todo.len();
@@ -475,6 +519,7 @@ pub fn run_campaign(
     );
     bar.set_position(resumed as u64);
     bar.reset_eta();
+    check_parallel_memory(cfg, threads(jobs).min(todo.len().max(1)))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(jobs))
         .build()

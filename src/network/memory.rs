@@ -19,7 +19,9 @@ use crate::workload::{Op, Program};
 /// second set of virtual channels).
 pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool) -> u64 {
     let [buffer, channel, packet, _] = RECORD_BYTES.map(|b| b as u64);
-    let vcs = u64::from(topo.virtual_channels()) * if non_minimal { 2 } else { 1 };
+    let vcs = u64::from(topo.virtual_channels())
+        * if non_minimal { 2 } else { 1 }
+        * u64::from(model.virtual_channels);
     let nodes = u64::from(topo.nodes());
     let switches = u64::from(topo.switches());
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();

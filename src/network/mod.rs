@@ -12,6 +12,7 @@ pub mod load_bins;
 pub mod memory;
 mod open_loop;
 mod outcome;
+pub mod selection;
 pub mod stats;
 mod wheel;
 
@@ -20,6 +21,7 @@ pub use driver::{Consumed, Driver, Step};
 pub use instrumented::{Instruments, simulate_instrumented};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
+pub use selection::Selection;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -69,6 +71,42 @@ pub struct NetworkModel {
     /// Routing algorithm on top of the topology's own routing, a spec string of
     /// [`crate::routing::REGISTRY`]: `minimal` (default), `valiant`, `ugal`, `lbr:period=T,valiant=M`.
     pub routing: Routing,
+    /// Which offered output a head asks for ([`selection::POLICIES`]): `fsin` (default: the least
+    /// occupied downstream queue, busy or not, as FSIN, whose results seed 004 reports), `fixed`
+    /// (Booksim: chosen once when routed) or `free` (free outputs only).
+    pub selection: Selection,
+    /// How a channel chooses among the buffers bidding for it in one cycle.
+    pub arbitration: Arbitration,
+    /// When a buffer that lost an arbitration asks again.
+    pub loser_retry: LoserRetry,
+    /// Parallel virtual channels per virtual channel the topology's routing uses (1). Each is a
+    /// separate input queue of `input_queue_packets`; a head may take any of them (FSIN's `nchan`, whose
+    /// trees choose the (port, VC) pair with [`selection`]). The physical link still carries one packet
+    /// at a time (FSIN interleaves VCs phit by phit; the throughput is the same). Not with bubble flow
+    /// control, whose rings must not be entered sideways.
+    pub virtual_channels: u32,
+}
+
+/// How a channel chooses among the buffers that bid for it in the same cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Arbitration {
+    /// Each bidder with equal probability (seed 004 §3.1; FSIN `amode=random`).
+    #[default]
+    Random,
+    /// The next bidder after the last one granted, in buffer order (FSIN's default `amode`).
+    RoundRobin,
+}
+
+/// When a buffer that lost an arbitration, or whose chosen output is busy, asks again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LoserRetry {
+    /// Next cycle, as in FSIN and Booksim (each cycle's requests are made once).
+    #[default]
+    NextCycle,
+    /// In the same cycle, among the outputs still free (netreplay before issue 14).
+    SameCycle,
 }
 
 impl Default for NetworkModel {
@@ -84,6 +122,10 @@ impl Default for NetworkModel {
             credit_delay: 0,
             fly_time: 0,
             routing: Routing::minimal(),
+            selection: Selection::fsin(),
+            arbitration: Arbitration::Random,
+            loser_retry: LoserRetry::NextCycle,
+            virtual_channels: 1,
         }
     }
 }
@@ -107,6 +149,16 @@ pub const PRESETS: &[Preset] = &[
         model: NetworkModel::default,
     },
     Preset {
+        name: "fsin-paper",
+        help: "FSIN as seed 004 §3.1 describes it: 1 VC, random arbitration (same as seed004)",
+        model: NetworkModel::default,
+    },
+    Preset {
+        name: "fsin-default",
+        help: "FSIN's own defaults: 2 VCs, round-robin arbitration, 4-packet injection queue",
+        model: NetworkModel::fsin_default,
+    },
+    Preset {
         name: "booksim-iq",
         help: "Booksim2's input-queued router, 3-stage non-speculative, 64-flit VC buffers",
         model: NetworkModel::booksim_iq,
@@ -128,6 +180,10 @@ struct NetworkConfig {
     credit_delay: Option<u32>,
     fly_time: Option<u32>,
     routing: Option<Routing>,
+    selection: Option<Selection>,
+    arbitration: Option<Arbitration>,
+    loser_retry: Option<LoserRetry>,
+    virtual_channels: Option<u32>,
 }
 
 impl TryFrom<NetworkConfig> for NetworkModel {
@@ -152,8 +208,18 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         set(&mut m.allocation_delay, c.allocation_delay);
         set(&mut m.credit_delay, c.credit_delay);
         set(&mut m.fly_time, c.fly_time);
+        set(&mut m.virtual_channels, c.virtual_channels);
         if let Some(r) = c.routing {
             m.routing = r;
+        }
+        if let Some(v) = c.selection {
+            m.selection = v;
+        }
+        if let Some(v) = c.arbitration {
+            m.arbitration = v;
+        }
+        if let Some(v) = c.loser_retry {
+            m.loser_retry = v;
         }
         Ok(m)
     }
@@ -185,6 +251,8 @@ impl NetworkModel {
     /// channel of the link's latency (1 cycle) plus the router's `credit_delay` (0): `credit_delay` 1.
     /// Buffers: 64 flits per VC, i.e. 4 packets of 16 phits. Booksim's topologies decide the VCs (torus:
     /// dateline, 2; mesh: 1), as ours do.
+    /// The output is fixed when the head is routed (`selection = "fixed"`), as Booksim's routing
+    /// functions and VC allocator do.
     pub fn booksim_iq() -> NetworkModel {
         NetworkModel {
             packet_phits: 16,
@@ -192,6 +260,20 @@ impl NetworkModel {
             routing_delay: 3,
             allocation_delay: 1,
             credit_delay: 1,
+            selection: Selection::fixed(),
+            ..NetworkModel::default()
+        }
+    }
+
+    /// FSIN (INSEE @2140aec) run with its own defaults rather than seed 004 §3.1's text: `nchan = 2`
+    /// virtual channels, round-robin arbitration (`amode`), a 4-packet injection queue. Issue 14's FSIN
+    /// runs give BU thin/fat ratios at 4,096 nodes that fit Table 5a only with these, so the published
+    /// tables were most likely made with them (see the README).
+    pub fn fsin_default() -> NetworkModel {
+        NetworkModel {
+            virtual_channels: 2,
+            arbitration: Arbitration::RoundRobin,
+            injection_queue_packets: 4,
             ..NetworkModel::default()
         }
     }
@@ -228,6 +310,13 @@ impl NetworkModel {
                 ring_queue >= 2,
                 &format!(
                     "`{}` uses bubble flow control, which needs queues of at least 2 packets",
+                    topo.spec()
+                ),
+            )?;
+            check(
+                self.virtual_channels == 1,
+                &format!(
+                    "`{}` uses bubble flow control, whose rings cannot take `virtual_channels` > 1",
                     topo.spec()
                 ),
             )?;
@@ -279,6 +368,11 @@ impl NetworkModel {
             self.routing_delay <= 1 << 16,
             "routing_delay",
             "must be at most 65536 cycles",
+        )?;
+        check(
+            (1..=16).contains(&self.virtual_channels),
+            "virtual_channels",
+            "must be 1..=16",
         )?;
         for (key, value) in [
             ("allocation_delay", self.allocation_delay),
@@ -372,6 +466,17 @@ pub fn simulate_jobs(
     jobs: &[Job],
     seed: u64,
 ) -> Result<(Outcome, Vec<u64>)> {
+    simulate_jobs_observed(topo, model, jobs, seed, None)
+}
+
+/// [`simulate_jobs`], publishing its progress into `progress` as it runs.
+pub fn simulate_jobs_observed(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    jobs: &[Job],
+    seed: u64,
+    progress: Option<&Progress>,
+) -> Result<(Outcome, Vec<u64>)> {
     model.validate(topo)?;
     let mut used = vec![false; topo.nodes() as usize];
     let mut rank_node = Vec::new();
@@ -407,6 +512,7 @@ pub fn simulate_jobs(
         &rank_node,
         seed,
     )
+    .observed(progress)
     .run()?;
     let completed = driver
         .completed_at

@@ -37,6 +37,33 @@ pub fn read(path: &Path) -> Result<Program> {
     read_with(path, &Algorithms::default())
 }
 
+/// The rank count a native trace declares on its `ranks N` line, read from its first lines only
+/// (`None` for other formats, whose rank counts come from files that must exist per rank, or when the
+/// header is not there: the full read then says what is wrong). Lets a run refuse a trace larger than
+/// its network before building a program of millions of ranks (issue 15).
+pub fn declared_ranks(path: &Path) -> Result<Option<u64>> {
+    if Format::detect(path)? != Format::Native {
+        return Ok(None);
+    }
+    let mut input = open(path)?;
+    let mut line = Vec::new();
+    for _ in 0..64 {
+        line.clear();
+        let n = std::io::Read::take(&mut input, 4096)
+            .read_until(b'\n', &mut line)
+            .map_err(Error::io(path.display()))?;
+        if n == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.split('#').next().unwrap_or("").trim();
+        if let Some(rest) = text.strip_prefix("ranks") {
+            return Ok(rest.trim().parse().ok());
+        }
+    }
+    Ok(None)
+}
+
 /// Opens `path` for reading lines, decompressing it on the fly if it starts with the zstd magic
 /// bytes; a truncated or corrupt zstd stream surfaces as an error naming the file when read.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {

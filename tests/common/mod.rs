@@ -1,4 +1,4 @@
-//! Helpers the MPI test files share: scratch files and hand-written native traces.
+//! Helpers test files share: scratch files, hand-written native traces, open-loop points.
 #![allow(dead_code)] // each test file uses its own subset
 
 use netreplay::mpi::collectives::Algorithms;
@@ -29,4 +29,25 @@ pub fn native_error(tag: &str, name: &str, text: &str) -> String {
     let path = scratch(tag, name);
     std::fs::write(&path, text).unwrap();
     trace::read(&path).unwrap_err().to_string()
+}
+
+/// One open-loop point of `pattern` traffic at `load` on topology `spec` under `model` (default
+/// 10,000-cycle window).
+pub fn open_loop_point(
+    spec: &str,
+    pattern: &str,
+    model: &netreplay::network::NetworkModel,
+    load: f64,
+    seed: u64,
+) -> netreplay::network::LoadPoint {
+    let t = netreplay::topology::build(spec).unwrap();
+    let dest = netreplay::traffic::build(pattern)
+        .unwrap()
+        .bind(t.nodes(), 1)
+        .unwrap();
+    let params = netreplay::network::OpenLoopParams {
+        load,
+        ..netreplay::network::OpenLoopParams::default()
+    };
+    netreplay::network::simulate_open_loop(t.as_ref(), model, &dest, &params, seed).unwrap()
 }

@@ -54,151 +54,6 @@ impl<D: Driver> Engine<'_, D> {
         buf.fifo_len += 1;
     }
 
-    /// Fills `self.candidates` with the next hops of the packet at the front of buffer `b`.
-    pub(super) fn fill_candidates(&mut self, b: u32) {
-        self.candidates.clear();
-        let p = self.packet_phits;
-        if b < self.inj_base {
-            let port = b / self.vcs;
-            let sw = self.port_switch[port as usize];
-            let base = self.port_start[sw as usize];
-            let pkt = self.pkts[self.front(b).expect("routing an empty buffer") as usize];
-            let local_vc = (b % self.vcs) % self.topo_vcs;
-            // A Valiant packet heads for its intermediate's switch; there it starts its second leg as
-            // if injected by the intermediate node (the topology's VC and bubble rules start afresh).
-            let (target, in_port, in_vc, phase) = match pkt.via {
-                NO_VIA => (pkt.dest, port - base, local_vc, pkt.phase),
-                via if self.node_switch[via as usize] == sw => {
-                    (pkt.dest, self.node_port[via as usize], 0, 1)
-                }
-                via => (via, port - base, local_vc, 0),
-            };
-            self.route_scratch.clear();
-            self.topo.route_salted(
-                sw,
-                in_port,
-                in_vc,
-                target,
-                pkt.salt,
-                &mut self.route_scratch,
-            );
-            let vc_base = phase * self.topo_vcs;
-            for choice in &self.route_scratch {
-                let channel = port_channel(base + choice.port, self.output_queues, self.xbar_base);
-                let down = self.chan_down[channel as usize];
-                debug_assert!(
-                    down != NOWHERE,
-                    "switch {sw} routed to unplugged port {}",
-                    choice.port
-                );
-                self.candidates.push(Candidate {
-                    channel,
-                    down: if down == SINK {
-                        SINK
-                    } else {
-                        down + vc_base + choice.vc
-                    },
-                    need: if choice.bubble { 2 * p } else { p },
-                    escape: choice.escape,
-                });
-            }
-        } else if b < self.out_base {
-            let channel = self.ports + (b - self.inj_base);
-            self.candidates.push(Candidate {
-                channel,
-                down: self.chan_down[channel as usize],
-                need: p,
-                escape: false,
-            });
-        } else {
-            let q = b - self.out_base;
-            let channel = q / self.vcs;
-            let down = self.chan_down[channel as usize];
-            self.candidates.push(Candidate {
-                channel,
-                down: if down == SINK {
-                    SINK
-                } else {
-                    down + q % self.vcs
-                },
-                need: p,
-                escape: false,
-            });
-        }
-    }
-
-    pub(super) fn decide(&mut self, b: u32) -> Decision {
-        if self.bufs[b as usize].sending {
-            return Decision::NotReady;
-        }
-        if self.is_injection(b) {
-            if self.node_queue[(b - self.inj_base) as usize].is_empty() {
-                return Decision::NotReady;
-            }
-        } else {
-            match self.front(b) {
-                Some(pkt) if self.pkts[pkt as usize].ready <= self.now => {}
-                _ => return Decision::NotReady,
-            }
-        }
-        self.fill_candidates(b);
-        let mut best: Option<Candidate> = None;
-        // Escape channels rank below every other candidate, then most credits wins.
-        let mut best_rank = (false, 0u32);
-        let mut ties = 0u32;
-        let mut usable = 0u32;
-        for i in 0..self.candidates.len() {
-            let cand = self.candidates[i];
-            if self.chan_busy_until[cand.channel as usize] > self.now {
-                continue;
-            }
-            let credit = self.credit(cand);
-            if credit < cand.need {
-                continue;
-            }
-            usable += 1;
-            let rank = (!cand.escape, credit);
-            if best.is_none() || rank > best_rank {
-                best = Some(cand);
-                best_rank = rank;
-                ties = 1;
-            } else if rank == best_rank {
-                ties += 1;
-                if self.rng.below(ties) == 0 {
-                    best = Some(cand);
-                }
-            }
-        }
-        match best {
-            // An escape choice is taken only when no other candidate has room, busy or not: a packet
-            // waits for a busy adaptive link rather than escape, so the escape path stays lightly used.
-            Some(cand)
-                if cand.escape
-                    && self
-                        .candidates
-                        .iter()
-                        .any(|c| !c.escape && self.credit(*c) >= c.need) =>
-            {
-                Decision::Blocked
-            }
-            Some(cand) => Decision::Go {
-                cand,
-                alone: usable == 1,
-            },
-            None => Decision::Blocked,
-        }
-    }
-
-    /// Free phits in the buffer a candidate feeds (unbounded at a node).
-    #[inline]
-    pub(super) fn credit(&self, cand: Candidate) -> u32 {
-        if cand.down == SINK {
-            u32::MAX
-        } else {
-            self.buf_free[cand.down as usize]
-        }
-    }
-
     /// Registers blocked buffer `b` (whose candidates are in `self.candidates`) on its channels.
     pub(super) fn wait_on_candidates(&mut self, b: u32) {
         if !self.bufs[b as usize].waiting {
@@ -269,21 +124,9 @@ impl<D: Driver> Engine<'_, D> {
                 match self.decide(b) {
                     Decision::NotReady => {}
                     Decision::Blocked => self.wait_on_candidates(b),
+                    Decision::Retry => self.retry_next_cycle(b),
                     Decision::Go { cand, alone } => {
-                        // Reservoir sampling: the k-th bidder for a channel takes it with probability
-                        // 1/k, so every bidder of the round wins with equal probability.
-                        let c = cand.channel as usize;
-                        let index = self.proposals.len() as u32;
-                        if self.chans[c].round != self.round {
-                            self.chans[c].round = self.round;
-                            self.chans[c].bids = 1;
-                            self.chans[c].pick = index;
-                        } else {
-                            self.chans[c].bids += 1;
-                            if self.rng.below(self.chans[c].bids) == 0 {
-                                self.chans[c].pick = index;
-                            }
-                        }
+                        self.bid(b, cand.channel);
                         self.proposals.push((b, cand, alone));
                     }
                 }
@@ -293,7 +136,11 @@ impl<D: Driver> Engine<'_, D> {
             for i in 0..self.proposals.len() {
                 let (b, cand, alone) = self.proposals[i];
                 if self.chans[cand.channel as usize].pick == i as u32 {
+                    self.chans[cand.channel as usize].rr_last = b;
                     self.start(b, cand);
+                } else if self.retry_next_cycle {
+                    // As in FSIN and Booksim: this cycle's requests are spent; ask again next cycle.
+                    self.retry_next_cycle(b);
                 } else if alone {
                     // Its one usable output is taken: it waits for its candidates to change.
                     self.fill_candidates(b);
@@ -304,6 +151,36 @@ impl<D: Driver> Engine<'_, D> {
                 }
             }
         }
+    }
+
+    /// Registers buffer `b`'s bid for `channel` in this round (its index is the next proposal's).
+    /// Random arbitration keeps each bidder with equal probability by reservoir sampling (the k-th
+    /// bidder takes the channel with probability 1/k); round-robin keeps the first bidder after the
+    /// buffer last granted, in buffer-id order.
+    fn bid(&mut self, b: u32, channel: u32) {
+        let c = channel as usize;
+        let index = self.proposals.len() as u32;
+        let chan = &mut self.chans[c];
+        if chan.round != self.round {
+            chan.round = self.round;
+            chan.bids = 1;
+            chan.pick = index;
+        } else {
+            chan.bids += 1;
+            if self.round_robin {
+                let after = |x: u32| x.wrapping_sub(chan.rr_last).wrapping_sub(1);
+                if after(b) < after(self.proposals[chan.pick as usize].0) {
+                    chan.pick = index;
+                }
+            } else if self.rng.below(chan.bids) == 0 {
+                chan.pick = index;
+            }
+        }
+    }
+
+    /// Looks at buffer `b` again next cycle.
+    fn retry_next_cycle(&mut self, b: u32) {
+        self.wheel.schedule(self.now + 1, Event::HeadReady(b));
     }
 
     /// Starts sending the front packet of buffer `b` on `cand.channel`.
@@ -326,6 +203,8 @@ impl<D: Driver> Engine<'_, D> {
         }
         let c = cand.channel as usize;
         self.bufs[b as usize].sending = true;
+        self.bufs[b as usize].out_at = now;
+        self.pkts[pkt as usize].fixed = NO_FIX;
         self.chans[c].sender = b;
         self.chan_busy_until[c] = now + u64::from(p);
         self.wheel
@@ -346,6 +225,7 @@ impl<D: Driver> Engine<'_, D> {
         } else {
             let down = cand.down;
             self.buf_free[down as usize] -= p;
+            self.bufs[down as usize].in_at = now + u64::from(self.chans[c].lag);
             let ready = if down < self.inj_base {
                 ready + u64::from(self.arrival_extra)
             } else {

@@ -14,7 +14,8 @@ impl<'a, D: Driver> Engine<'a, D> {
     ) -> Self {
         let topo_vcs = topo.virtual_channels();
         let non_minimal = paths.non_minimal();
-        let vcs = topo_vcs * if non_minimal { 2 } else { 1 };
+        let copies = model.virtual_channels;
+        let vcs = topo_vcs * if non_minimal { 2 } else { 1 } * copies;
         let nodes = topo.nodes();
         let switches = topo.switches();
         let mut port_start = Vec::with_capacity(switches as usize + 1);
@@ -38,6 +39,7 @@ impl<'a, D: Driver> Engine<'a, D> {
 
         let mut chan_down = vec![NOWHERE; channels as usize];
         let mut chan_latency = vec![0u32; channels as usize];
+        let mut chan_lag = vec![0u32; channels as usize];
         let mut buf_feeder = vec![u32::MAX; buffers as usize];
         let mut buf_free = vec![0u32; buffers as usize];
         let mut fifo_cap = vec![0u32; buffers as usize];
@@ -54,6 +56,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                         // Longer links (RUFT's return links) take fly_time per unit of length.
                         let extra = fly * (topo.link_length(sw, local).max(1) - 1);
                         chan_latency[gp as usize] = link_to_switch + extra;
+                        chan_lag[gp as usize] = fly + extra;
                         for vc in 0..vcs {
                             buf_feeder[(peer * vcs + vc) as usize] = gp;
                         }
@@ -81,6 +84,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             let link = ports + node;
             chan_down[link as usize] = leaf_port * vcs;
             chan_latency[link as usize] = link_to_switch;
+            chan_lag[link as usize] = fly;
             for vc in 0..vcs {
                 buf_feeder[(leaf_port * vcs + vc) as usize] = link;
             }
@@ -110,6 +114,8 @@ impl<'a, D: Driver> Engine<'a, D> {
                 fifo_len: 0,
                 sending: false,
                 waiting: false,
+                in_at: 0,
+                out_at: 0,
             });
             total += fifo_cap[b];
         }
@@ -121,6 +127,8 @@ impl<'a, D: Driver> Engine<'a, D> {
                 round: 0,
                 bids: 0,
                 pick: 0,
+                rr_last: u32::MAX,
+                lag: chan_lag[c],
             })
             .collect();
 
@@ -138,6 +146,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             paths,
             non_minimal,
             topo_vcs,
+            copies,
+            selection: model.selection.policy(),
+            fixes: model.selection.policy().fixes(),
+            round_robin: model.arbitration == crate::network::Arbitration::RoundRobin,
+            retry_next_cycle: model.loser_retry == crate::network::LoserRetry::NextCycle,
             node_switch,
             node_port,
             packet_phits: p,
@@ -177,6 +190,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             active_at: 0,
             route_scratch: Vec::new(),
             candidates: Vec::new(),
+            states: Vec::new(),
             dirty: Vec::new(),
             proposals: Vec::new(),
             round: 0,

@@ -21,16 +21,20 @@
 //! contract's "Default network model").
 //!
 //! **Arbitration.** All events of a cycle are applied first (heads becoming ready, channels freeing,
-//! credits returning); then every buffer whose situation changed chooses, among the candidate outputs
-//! the routing function offers, a free one whose next buffer can hold the packet (two packets under
-//! bubble flow control), preferring most credits with random tie-breaks (escape channels only when
-//! every other candidate's next buffer is full). Each channel requested by
-//! several buffers grants one at random; losers choose again among what is left in the same cycle.
-//! Buffers with no usable candidate wait on their candidate channels and are looked at again only when
-//! one of them frees or gains credits: nothing is scanned per cycle.
+//! credits returning); then every buffer whose situation changed asks the model's output selection
+//! policy ([`crate::network::selection`]) which of the candidate outputs the routing function offers it
+//! wants: by default FSIN's, the least occupied downstream queue (phit-exact), busy link or not. A
+//! candidate can be granted only if its channel is free and its next buffer can hold the packet (two
+//! packets under bubble flow control); escape channels only when no other candidate has room. Each
+//! channel requested by several buffers grants one, at random or round-robin; losers, and heads whose
+//! choice is busy, ask again next cycle (or, with `loser_retry = "same-cycle"`, losers choose again at
+//! once among what is left). Buffers with no candidate that could ever take the packet wait on their
+//! candidate channels and are looked at again only when one of them frees or gains credits.
 //!
 //! **Virtual channels.** Each (input port, virtual channel) buffer arbitrates on its own, as in a
-//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time.
+//! crossbar with one input per virtual channel; the physical link is shared, one packet at a time. The
+//! model's `virtual_channels` adds parallel copies of every VC the topology uses, any of which a head
+//! may take.
 
 use super::NetworkModel;
 use super::driver::Step;
@@ -44,6 +48,7 @@ use std::collections::VecDeque;
 
 mod alloc;
 mod build;
+mod choose;
 mod record;
 mod summary;
 mod traffic;
@@ -72,6 +77,8 @@ enum Decision {
     NotReady,
     /// A packet waits but no candidate can take it now.
     Blocked,
+    /// Ask again next cycle (the policy's choice is busy, or lost an arbitration).
+    Retry,
     /// Send on this candidate; `alone` when it was the only usable one.
     Go { cand: Candidate, alone: bool },
 }
@@ -104,6 +111,11 @@ struct Channel {
     round: u32,
     bids: u32,
     pick: u32,
+    /// The buffer it last granted (round-robin arbitration starts after it).
+    rr_last: u32,
+    /// Cycles from a head starting on it to its first phit being in the next buffer (fly time; the
+    /// routing delay is not part of it): the phit-level occupancy FSIN's selection reads.
+    lag: u32,
 }
 
 /// The state of one buffer (a FIFO of whole packets) and its credits.
@@ -121,10 +133,16 @@ struct Buffer {
     sending: bool,
     /// Registered on its candidate channels' waiter lists.
     waiting: bool,
+    /// Cycle the last packet into it started arriving (its first phit is in at `in_at + 1`).
+    in_at: u64,
+    /// Cycle its current (or last) packet started leaving.
+    out_at: u64,
 }
 
 /// No intermediate node (minimal routing, or past it).
 const NO_VIA: u32 = u32::MAX;
+/// No output fixed yet.
+const NO_FIX: u32 = u32::MAX;
 
 /// A packet in flight.
 #[derive(Debug, Clone, Copy)]
@@ -140,6 +158,9 @@ struct Packet {
     salt: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
     ready: u64,
+    /// Index of the candidate fixed for it in its current buffer (policies that fix the output when
+    /// the head is routed), or [`NO_FIX`].
+    fixed: u32,
     msg: u32,
     dest: u32,
 }
@@ -150,8 +171,17 @@ pub(super) struct Engine<'a, D: Driver> {
     /// The run's routing algorithm (chooses a packet's intermediate at injection).
     paths: Box<dyn PathChoice>,
     non_minimal: bool,
-    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs.
+    /// Virtual channels the topology's routing uses; `vcs` is this times the routing's legs times
+    /// `copies`.
     topo_vcs: u32,
+    /// Parallel copies of each virtual channel (the model's `virtual_channels`).
+    copies: u32,
+    /// The output selection policy and whether it fixes a packet's output when routed.
+    selection: &'static dyn crate::network::selection::OutputSelection,
+    fixes: bool,
+    round_robin: bool,
+    /// Arbitration losers (and FSIN heads whose choice is busy) ask again next cycle.
+    retry_next_cycle: bool,
     /// Switch and local port each node hangs on.
     node_switch: Vec<u32>,
     node_port: Vec<u32>,
@@ -213,6 +243,8 @@ pub(super) struct Engine<'a, D: Driver> {
     active_at: u64,
     route_scratch: Vec<RouteChoice>,
     candidates: Vec<Candidate>,
+    /// What the selection policy is told about each of `candidates`.
+    states: Vec<crate::network::selection::CandidateState>,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,
     round: u32,

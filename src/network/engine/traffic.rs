@@ -103,6 +103,7 @@ impl<D: Driver> Engine<'_, D> {
             hops: 0,
             salt,
             ready: 0,
+            fixed: NO_FIX,
             msg: id,
             dest,
         };
@@ -125,6 +126,7 @@ impl<D: Driver> Engine<'_, D> {
             xbar_base: self.xbar_base,
             out_base: self.out_base,
             vcs: self.vcs,
+            copies: self.copies,
             packet_phits: self.packet_phits,
         };
         self.paths
@@ -148,6 +150,7 @@ struct View<'e> {
     xbar_base: u32,
     out_base: u32,
     vcs: u32,
+    copies: u32,
     packet_phits: u32,
 }
 
@@ -190,7 +193,7 @@ impl NetView for View<'_> {
                 match self.chan_down[channel as usize] {
                     SINK | NOWHERE => 0,
                     down => {
-                        let d = (down + c.vc) as usize;
+                        let d = (down + c.vc * self.copies) as usize;
                         u64::from(
                             u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d],
                         )

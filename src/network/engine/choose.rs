@@ -1,0 +1,200 @@
+//! A head's choice among the outputs its routing function offers: the candidates resolved to engine
+//! ids (with the model's parallel virtual channels), what the selection policy is told about each, and
+//! its answer (see [`crate::network::selection`]).
+
+use super::*;
+use crate::network::selection::{CandidateState, Choice};
+
+impl<D: Driver> Engine<'_, D> {
+    /// The virtual channel index of topology VC `vc` in routing leg `phase`, copy `copy`.
+    #[inline]
+    fn vc_index(&self, phase: u32, vc: u32, copy: u32) -> u32 {
+        (phase * self.topo_vcs + vc) * self.copies + copy
+    }
+
+    /// Fills `self.candidates` with the next hops of the packet at the front of buffer `b`.
+    pub(super) fn fill_candidates(&mut self, b: u32) {
+        self.candidates.clear();
+        let p = self.packet_phits;
+        if b < self.inj_base {
+            let port = b / self.vcs;
+            let sw = self.port_switch[port as usize];
+            let base = self.port_start[sw as usize];
+            let pkt = self.pkts[self.front(b).expect("routing an empty buffer") as usize];
+            let local_vc = ((b % self.vcs) / self.copies) % self.topo_vcs;
+            // A Valiant packet heads for its intermediate's switch; there it starts its second leg as
+            // if injected by the intermediate node (the topology's VC and bubble rules start afresh).
+            let (target, in_port, in_vc, phase) = match pkt.via {
+                NO_VIA => (pkt.dest, port - base, local_vc, pkt.phase),
+                via if self.node_switch[via as usize] == sw => {
+                    (pkt.dest, self.node_port[via as usize], 0, 1)
+                }
+                via => (via, port - base, local_vc, 0),
+            };
+            self.route_scratch.clear();
+            self.topo.route_salted(
+                sw,
+                in_port,
+                in_vc,
+                target,
+                pkt.salt,
+                &mut self.route_scratch,
+            );
+            for i in 0..self.route_scratch.len() {
+                let choice = self.route_scratch[i];
+                let channel = port_channel(base + choice.port, self.output_queues, self.xbar_base);
+                let down = self.chan_down[channel as usize];
+                debug_assert!(
+                    down != NOWHERE,
+                    "switch {sw} routed to unplugged port {}",
+                    choice.port
+                );
+                let need = if choice.bubble { 2 * p } else { p };
+                if down == SINK {
+                    self.candidates.push(Candidate {
+                        channel,
+                        down: SINK,
+                        need,
+                        escape: choice.escape,
+                    });
+                    continue;
+                }
+                for copy in 0..self.copies {
+                    let down = down + self.vc_index(phase, choice.vc, copy);
+                    self.candidates.push(Candidate {
+                        channel,
+                        down,
+                        need,
+                        escape: choice.escape,
+                    });
+                }
+            }
+        } else if b < self.out_base {
+            let channel = self.ports + (b - self.inj_base);
+            let down = self.chan_down[channel as usize];
+            for copy in 0..self.copies {
+                self.candidates.push(Candidate {
+                    channel,
+                    down: down + copy,
+                    need: p,
+                    escape: false,
+                });
+            }
+        } else {
+            let q = b - self.out_base;
+            let channel = q / self.vcs;
+            let down = self.chan_down[channel as usize];
+            self.candidates.push(Candidate {
+                channel,
+                down: if down == SINK {
+                    SINK
+                } else {
+                    down + q % self.vcs
+                },
+                need: p,
+                escape: false,
+            });
+        }
+    }
+
+    /// What buffer `b`'s head does now: nothing (not ready), bid for an output, wait for a change, or
+    /// ask again next cycle, as the model's selection policy decides.
+    pub(super) fn decide(&mut self, b: u32) -> Decision {
+        if self.bufs[b as usize].sending {
+            return Decision::NotReady;
+        }
+        let front = if self.is_injection(b) {
+            if self.node_queue[(b - self.inj_base) as usize].is_empty() {
+                return Decision::NotReady;
+            }
+            None
+        } else {
+            match self.front(b) {
+                Some(pkt) if self.pkts[pkt as usize].ready <= self.now => Some(pkt),
+                _ => return Decision::NotReady,
+            }
+        };
+        self.fill_candidates(b);
+        if self.candidates.is_empty() {
+            return Decision::Blocked;
+        }
+        if self.fixes {
+            let kept = front.map_or(NO_FIX, |pkt| self.pkts[pkt as usize].fixed);
+            let index = if kept != NO_FIX {
+                kept as usize
+            } else {
+                self.fill_states();
+                let i = self.selection.fix(&self.states, &mut self.rng).unwrap_or(0);
+                if let Some(pkt) = front {
+                    self.pkts[pkt as usize].fixed = i as u32;
+                }
+                i
+            };
+            // The fixed output first, then the escape channels it may still fall back on (a deadlock-free
+            // escape path must stay reachable, as in Booksim, whose VC allocator is offered them too).
+            let fixed = self.candidates[index];
+            self.candidates.retain(|c| c.escape && !fixed.escape);
+            self.candidates.insert(0, fixed);
+        }
+        self.fill_states();
+        match self.selection.choose(&self.states, &mut self.rng) {
+            Choice::Take { index, alone } => Decision::Go {
+                cand: self.candidates[index],
+                alone,
+            },
+            Choice::Wait => Decision::Blocked,
+            Choice::Retry => Decision::Retry,
+        }
+    }
+
+    /// Fills `self.states` for `self.candidates`.
+    fn fill_states(&mut self) {
+        self.states.clear();
+        for i in 0..self.candidates.len() {
+            let c = self.candidates[i];
+            let state = CandidateState {
+                busy: self.chan_busy_until[c.channel as usize] > self.now,
+                credit: self.credit(c),
+                need: c.need,
+                occupancy: self.occupancy(c.down),
+                escape: c.escape,
+            };
+            self.states.push(state);
+        }
+    }
+
+    /// Free phits in the buffer a candidate feeds (unbounded at a node).
+    #[inline]
+    pub(super) fn credit(&self, cand: Candidate) -> u32 {
+        if cand.down == SINK {
+            u32::MAX
+        } else {
+            self.buf_free[cand.down as usize]
+        }
+    }
+
+    /// Phits physically in buffer `d` now (0 at a node): its packets times P, less the phits of the
+    /// last one still to arrive and those of the one leaving that have left. Packets enter a buffer one
+    /// after another on its one feeding channel and leave one after another, one phit per cycle, so
+    /// only the last to arrive and the one leaving can be partial.
+    fn occupancy(&self, d: u32) -> u32 {
+        if d == SINK {
+            return 0;
+        }
+        let buf = &self.bufs[d as usize];
+        let packets = u64::from(buf.fifo_len) + u64::from(buf.sending);
+        if packets == 0 {
+            return 0;
+        }
+        let p = u64::from(self.packet_phits);
+        let arrived_of_last = self.now.saturating_sub(buf.in_at).min(p);
+        let left_of_leaving = if buf.sending {
+            self.now.saturating_sub(buf.out_at).min(p)
+        } else {
+            0
+        };
+        (packets * p)
+            .saturating_sub(p - arrived_of_last)
+            .saturating_sub(left_of_leaving) as u32
+    }
+}
