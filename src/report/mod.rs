@@ -240,7 +240,7 @@ pub fn prepare_output(path: &Path) -> Result<()> {
         .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
     if path.is_dir() {
         return Err(Error::Invalid(format!(
-            "{}: is a directory; --out takes a file name",
+            "{}: is a directory; an output file (--out, --timeline, --html) must be a file name",
             path.display()
         )));
     }
