@@ -68,6 +68,22 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
+        /// Write the replay timeline to FILE: Chrome trace-event JSON for Perfetto or
+        /// chrome://tracing (1 µs = 1 cycle; written atomically).
+        #[arg(long, value_name = "FILE")]
+        timeline: Option<PathBuf>,
+        /// Record link load over time: DIR/link_load.csv (per class), DIR/top_links.csv and
+        /// DIR/link_load.svg (heat map), and `link_load` in the JSON report.
+        #[arg(long, value_name = "DIR")]
+        link_load: Option<PathBuf>,
+        /// Most time bins of the link-load series (2 to 10000; default 200, the result has half to
+        /// all of them).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10_000))]
+        bins: Option<u32>,
+        /// Write a self-contained HTML report of the run (tables, link-load heat map, critical
+        /// path) to FILE.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Progress on stderr: simulated cycle, messages delivered, rate, ETA.
         #[command(flatten)]
         show: ShowProgress,
@@ -164,7 +180,7 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Directory for load-latency.{csv,json,svg} (each written atomically).
+        /// Directory for load-latency.{csv,json,svg,html} (each written atomically).
         #[arg(long)]
         out: Option<PathBuf>,
         /// Refuse the sweep at once if its memory estimate (one engine per thread) passes SIZE;
@@ -310,6 +326,10 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             json,
             out,
             max_memory,
+            timeline,
+            link_load,
+            bins,
+            html,
             show,
         } => {
             let mut cfg = match &config {
@@ -328,6 +348,15 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             if let Some(path) = &out {
                 report::prepare_output(path)?;
             }
+            for path in [&timeline, &html].into_iter().flatten() {
+                report::prepare_output(path)?;
+            }
+            if let Some(dir) = &link_load {
+                report::prepare_dir(dir)?;
+            }
+            cfg.timeline = timeline;
+            cfg.link_load = link_load.is_some() || html.is_some();
+            cfg.bins = bins.map(|b| b as usize);
             let r = run::execute(&cfg)?;
             let text = report::json(&r) + "\n";
             // Printed before the file is written, so a failing write cannot lose the result.
@@ -338,6 +367,12 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             }
             if let Some(path) = out {
                 report::write_atomic(&path, text.as_bytes())?;
+            }
+            if let (Some(dir), Some(series)) = (&link_load, &r.link_load) {
+                report::link_load::write_all(series, dir)?;
+            }
+            if let Some(path) = html {
+                report::write_atomic(&path, report::html::run(&r).as_bytes())?;
             }
         }
         Command::Campaign {
@@ -537,6 +572,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;
                 let svg = report::load_latency::svg(&curves);
                 report::write_atomic(&dir.join("load-latency.svg"), svg.as_bytes())?;
+                let html = report::html::load_latency(&curves);
+                report::write_atomic(&dir.join("load-latency.html"), html.as_bytes())?;
             }
         }
     }

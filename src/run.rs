@@ -4,7 +4,8 @@
 //! one place, runs the engine and measures wall time.
 
 use crate::error::{Error, Result};
-use crate::network::{self, NetworkModel, Outcome, memory};
+use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
+use crate::network::{self, Instruments, NetworkModel, Outcome, memory};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -37,6 +38,15 @@ pub struct RunConfig {
     /// How the run shows its progress on stderr (`--progress`, `--quiet`; off by default here).
     #[serde(skip)]
     pub progress: crate::report::progress::Show,
+    /// Write the replay timeline (Chrome trace-event JSON) to this file (`--timeline`).
+    #[serde(skip)]
+    pub timeline: Option<std::path::PathBuf>,
+    /// Record link load over time into the report's `link_load` (`--link-load`, `--html`).
+    #[serde(skip)]
+    pub link_load: bool,
+    /// Most time bins of the link-load series (`--bins`; default 200, the result has half to all).
+    #[serde(skip)]
+    pub bins: Option<usize>,
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -156,6 +166,12 @@ pub struct RunReport {
     /// Per-job results of a shared-machine run (empty for a single workload).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobReport>,
+    /// The chain of computations and messages that set the completion time (single workloads).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<crate::mpi::critical_path::CriticalPath>,
+    /// Link load per class over time and the top links' series, when asked for (`--link-load`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_load: Option<network::load_bins::LinkLoadSeries>,
     /// How fast the simulation ran.
     #[serde(flatten)]
     pub speed: Speed,
@@ -250,6 +266,11 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
     memory::check(engine_bytes, config.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
+        if config.timeline.is_some() || config.link_load {
+            return Err(Error::Invalid(
+                "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
+            ));
+        }
         return execute_jobs(config, topo.as_ref(), seed, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
@@ -280,19 +301,54 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
     let observer = network::Progress::default();
     let total = program.sends().count() as u64;
-    let simulate = || {
-        network::simulate_observed(
-            topo.as_ref(),
-            &config.network,
-            &program,
-            &rank_node,
-            seed,
-            Some(&observer),
-        )
+    let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
+    let want_load = config.link_load || config.timeline.is_some();
+    let mut load = want_load.then(|| LoadBins::new(config.bins.unwrap_or(DEFAULT_BINS)));
+    let meta = crate::report::timeline::TimelineMeta {
+        topology: topo.spec(),
+        workload: workload_name.clone(),
+        rank_node: rank_node.clone(),
+        collectives_known: program.regions().is_some(),
+        max_tracks: crate::report::timeline::MAX_TRACKS,
+        max_events: crate::report::timeline::MAX_EVENTS,
     };
-    let (outcome, speed) = observe_messages(config, total, &observer, || {
-        Speed::measure(topo.nodes(), simulate, |o| o)
+    let sim = Sim {
+        topo: topo.as_ref(),
+        config,
+        program: &program,
+        rank_node: &rank_node,
+        seed,
+        progress: &observer,
+    };
+    let run = |load: Option<&mut LoadBins>| match &config.timeline {
+        None => sim.run(load, None),
+        Some(path) => timeline_run(path, &meta, &sim, load),
+    };
+    let ((outcome, critical_path), speed) = observe_messages(config, total, &observer, || {
+        Speed::measure(topo.nodes(), || run(load.as_mut()), |o: &Simulated| &o.0)
     })?;
+    let link_load = match (&load, config.link_load) {
+        (Some(first), true) => Some(if first.needs_second_pass() {
+            // Too many links to keep per-link bins during the run: replay it (deterministic)
+            // tracking only the busiest links (see network/load_bins.rs).
+            let mut second = LoadBins::second_pass(first, outcome.completion_cycles);
+            network::simulate_instrumented(
+                topo.as_ref(),
+                &config.network,
+                &program,
+                &rank_node,
+                seed,
+                Instruments {
+                    load: Some(&mut second),
+                    ..Instruments::default()
+                },
+            )?;
+            first.finish(outcome.completion_cycles, Some(&second))
+        } else {
+            first.finish(outcome.completion_cycles, None)
+        }),
+        _ => None,
+    };
     Ok(RunReport {
         topology: topo.spec(),
         workload: format!("{},ranks={ranks}", wl.generator.spec()),
@@ -304,6 +360,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         speed,
         outcome,
         jobs: Vec::new(),
+        critical_path,
+        link_load,
     })
 }
 
@@ -428,5 +486,76 @@ fn execute_jobs(
         speed,
         outcome,
         jobs: reports,
+        critical_path: None,
+        link_load: None,
     })
+}
+
+/// The pieces of one instrumented simulation, so it can be run with or without a timeline.
+struct Sim<'s> {
+    topo: &'s dyn Topology,
+    config: &'s RunConfig,
+    program: &'s workload::Program,
+    rank_node: &'s [u32],
+    seed: u64,
+    progress: &'s network::Progress,
+}
+
+type Simulated = (Outcome, Option<crate::mpi::critical_path::CriticalPath>);
+
+impl Sim<'_> {
+    fn run<'o>(
+        &'o self,
+        load: Option<&'o mut LoadBins>,
+        observer: Option<&'o mut (dyn crate::mpi::observe::RankObserver + 'o)>,
+    ) -> Result<Simulated> {
+        network::simulate_instrumented(
+            self.topo,
+            &self.config.network,
+            self.program,
+            self.rank_node,
+            self.seed,
+            Instruments {
+                load,
+                observer,
+                critical_path: true,
+                progress: Some(self.progress),
+            },
+        )
+    }
+}
+
+/// Runs `sim` with a timeline writer streaming into `path` (atomically: a temporary file renamed
+/// once complete); the link-load counters at its end come from `load`.
+fn timeline_run(
+    path: &Path,
+    meta: &crate::report::timeline::TimelineMeta,
+    sim: &Sim,
+    mut load: Option<&mut LoadBins>,
+) -> Result<Simulated> {
+    let mut result: Option<Result<Simulated>> = None;
+    let written = crate::report::write_atomic_with(path, |f| {
+        let buffered = std::io::BufWriter::with_capacity(1 << 16, f);
+        let mut writer = crate::report::timeline::TimelineWriter::new(buffered, meta)?;
+        match sim.run(load.as_deref_mut(), Some(&mut writer)) {
+            Ok(r) => {
+                let end = r.0.completion_cycles;
+                let series = load.as_deref().map(|l| l.finish(end, None));
+                let done = writer.finish(end, series.as_ref(), r.1.as_ref());
+                result = Some(Ok(r));
+                done.map(|_| ())
+            }
+            Err(e) => {
+                result = Some(Err(e));
+                Err(std::io::Error::other("the simulation failed"))
+            }
+        }
+    });
+    match result {
+        Some(Err(e)) => Err(e),
+        Some(Ok(r)) => written.map(|()| r),
+        None => Err(written
+            .err()
+            .unwrap_or_else(|| Error::Invalid("timeline not written".into()))),
+    }
 }

@@ -68,8 +68,8 @@ enum Open {
         tag: TagSel,
         pos: Pos,
     },
-    /// A non-blocking collective: its ops, emitted when it completes.
-    Collective(Vec<Op>),
+    /// A non-blocking collective: its name and ops, emitted when it completes.
+    Collective(&'static str, Vec<Op>),
 }
 
 /// One recorded collective call of a communicator, to check that every member calls the same ones.
@@ -154,6 +154,7 @@ impl Builder {
         let mut log: Vec<Vec<Logged>> = Vec::new();
         let calls = std::mem::take(&mut self.calls);
         let mut per_rank = Vec::with_capacity(calls.len());
+        let mut regions = Vec::with_capacity(calls.len());
         let mut stats = CallStats::default();
         for (r, (rank_calls, made)) in calls.into_iter().zip(created).enumerate() {
             let mut lowering = RankLowering {
@@ -166,6 +167,7 @@ impl Builder {
                 next_id: 0,
                 coll_seq: AHashMap::new(),
                 ops: Vec::with_capacity(rank_calls.len()),
+                regions: Vec::new(),
             };
             for (call, pos) in rank_calls {
                 lowering
@@ -174,11 +176,14 @@ impl Builder {
             }
             lowering.close().map_err(|(pos, m)| self.error(pos, m))?;
             per_rank.push(lowering.ops);
+            regions.push(lowering.regions);
         }
         stats.communicators = (1..self.comms.count())
             .filter(|&c| self.comms.size(c) > 1)
             .count() as u32;
-        Ok(Program::from_rank_vecs(per_rank).with_call_stats(stats))
+        Ok(Program::from_rank_vecs(per_rank)
+            .with_call_stats(stats)
+            .with_regions(regions))
     }
 }
 
@@ -195,6 +200,8 @@ struct RankLowering<'s> {
     next_id: u32,
     coll_seq: AHashMap<u32, u64>,
     ops: Vec<Op>,
+    /// The op ranges of the collectives emitted so far (for the replay timeline).
+    regions: Vec<crate::workload::Region>,
 }
 
 type Msg = String;
@@ -393,8 +400,8 @@ impl RankLowering<'_> {
                     .collective(b.comm, comms.size(b.comm), b.me, op.name());
                 let ops = self.collective(b, &op, pos, comms, algorithms, log)?;
                 match req {
-                    None => self.ops.extend(ops),
-                    Some(h) => self.post(h, Open::Collective(ops))?,
+                    None => self.emit_collective(op.name(), ops),
+                    Some(h) => self.post(h, Open::Collective(op.name(), ops))?,
                 }
             }
             Call::Compute { cycles } => {
@@ -474,9 +481,20 @@ impl RankLowering<'_> {
                 self.ops[op] = Op::Irecv { from, tag, req: id };
                 self.ops.push(Op::Wait { req: id });
             }
-            Open::Collective(ops) => self.ops.extend(ops),
+            Open::Collective(name, ops) => self.emit_collective(name, ops),
         }
         Ok(())
+    }
+
+    /// Appends a collective's ops, remembering their range as a region named after the call.
+    fn emit_collective(&mut self, name: &'static str, ops: Vec<Op>) {
+        let first = self.ops.len() as u32;
+        self.ops.extend(ops);
+        let end = self.ops.len() as u32;
+        if end > first {
+            self.regions
+                .push(crate::workload::Region { first, end, name });
+        }
     }
 
     /// Every open request in posting order.

@@ -23,8 +23,10 @@
 pub mod call;
 pub mod collectives;
 pub mod comm;
+pub mod critical_path;
 mod lower;
 pub mod model;
+pub mod observe;
 pub mod runtime;
 pub mod stats;
 

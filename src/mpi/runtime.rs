@@ -17,11 +17,16 @@
 //!   their sum is the rank's finishing cycle, since nothing else takes time.
 
 use super::model::MpiModel;
+use super::observe::Activity;
 use crate::network::{Consumed, Driver, Step};
 use crate::workload::{Op, Program};
 use ahash::AHashMap;
 use serde::Serialize;
 use std::collections::VecDeque;
+
+#[path = "watch.rs"]
+mod watch;
+use watch::Watch;
 
 /// The request id a blocking receive posts under (lowering hands out ids below `u32::MAX - 1`).
 const BLOCKING_REQ: u32 = u32::MAX;
@@ -134,6 +139,8 @@ pub struct Ranks<'p> {
     free_rendezvous: Vec<u32>,
     stats: MpiStats,
     finished: u32,
+    /// Instruments for the timeline and the critical path (issue 16); `None`: no cost.
+    watch: Option<Box<Watch<'p>>>,
 }
 
 impl<'p> Ranks<'p> {
@@ -158,6 +165,7 @@ impl<'p> Ranks<'p> {
             free_rendezvous: Vec::new(),
             stats: MpiStats::default(),
             finished: 0,
+            watch: None,
         }
     }
 
@@ -166,6 +174,9 @@ impl<'p> Ranks<'p> {
         let ops = self.program.rank_ops(rank);
         let r = rank as usize;
         while let Some(op) = ops.get(self.pc[r] as usize) {
+            if self.watch.is_some() {
+                self.regions_at(rank);
+            }
             self.pc[r] += 1;
             let sleep = match *op {
                 Op::Send { to, bytes, tag } => {
@@ -217,6 +228,10 @@ impl<'p> Ranks<'p> {
                 }
             };
             if sleep > 0 {
+                if let Some(w) = self.watch.as_deref_mut() {
+                    w.sleep_since[r] = self.now;
+                    w.sleep_copy[r] = !matches!(op, Op::Compute { .. });
+                }
                 out.push(Step::Sleep {
                     rank,
                     cycles: sleep,
@@ -225,11 +240,40 @@ impl<'p> Ranks<'p> {
             }
         }
         self.finished += 1;
+        if self.watch.is_some() {
+            self.regions_at(rank);
+            let w = self.watch.as_deref_mut().expect("checked");
+            if let Some(obs) = w.observer.as_deref_mut() {
+                obs.finished(rank, self.now);
+            }
+            if let Some(t) = w.tracker.as_mut() {
+                t.finished(rank, self.now);
+            }
+        }
     }
 
     fn wait_on(&mut self, rank: u32, block: Block) {
         self.block[rank as usize] = block;
         self.blocked_since[rank as usize] = self.now;
+        if self.watch.as_ref().is_some_and(|w| w.observer.is_some()) {
+            let pending = |req| match self.pending.get(&(rank, req)) {
+                Some(&Pending::Recv { from, tag } | &Pending::Data { from, tag }) => {
+                    Activity::Recv { from, tag }
+                }
+                Some(&Pending::Send { to, tag }) => Activity::Send { to, tag },
+                None => Activity::WaitAll { requests: 0 },
+            };
+            let what = match block {
+                Block::Recv => pending(BLOCKING_REQ),
+                Block::Req { req, .. } => pending(req),
+                Block::All | Block::No => Activity::WaitAll {
+                    requests: self.outstanding[rank as usize],
+                },
+            };
+            if let Some(w) = self.watch.as_deref_mut() {
+                w.blocked_on[rank as usize] = what;
+            }
+        }
     }
 
     /// Starts a send; returns the cycles the rank spends copying (self-messages), else 0.
@@ -244,6 +288,13 @@ impl<'p> Ranks<'p> {
         sync: bool,
         out: &mut Vec<Step>,
     ) -> u64 {
+        if let Some(obs) = self
+            .watch
+            .as_deref_mut()
+            .and_then(|w| w.observer.as_deref_mut())
+        {
+            obs.send(rank, self.now, to, bytes, tag);
+        }
         if to == rank {
             self.stats.self_messages += 1;
             self.stats.self_bytes = self.stats.self_bytes.saturating_add(bytes);
@@ -374,6 +425,11 @@ impl<'p> Ranks<'p> {
         };
         if released {
             let waited = self.now - self.blocked_since[r];
+            if let Some(w) = self.watch.as_deref_mut()
+                && let Some(obs) = w.observer.as_deref_mut()
+            {
+                obs.interval(rank, self.blocked_since[r], self.now, w.blocked_on[r]);
+            }
             match self.block[r] {
                 Block::Req { send: true, .. } => self.sending[r] += waited,
                 _ => self.waiting[r] += waited,
@@ -477,20 +533,59 @@ impl<'p> Ranks<'p> {
 impl Driver for Ranks<'_> {
     fn start(&mut self, out: &mut Vec<Step>) {
         for rank in 0..self.count() {
+            let mark = out.len();
             self.advance(rank, out);
+            self.track_issued(mark, out);
         }
     }
 
     fn consumed(&mut self, now: u64, msg: &Consumed, out: &mut Vec<Step>) {
         self.now = now;
-        if let Some(rank) = self.consume(msg.from, msg.to, msg.token, out) {
+        let chain = self
+            .watch
+            .as_deref_mut()
+            .and_then(|w| w.tracker.as_mut())
+            .map(|t| t.arrived(now, msg));
+        let mark = out.len();
+        let released = self.consume(msg.from, msg.to, msg.token, out);
+        if let Some(c) = chain {
+            // Protocol replies (clear-to-send, rendezvous data) are issued by this arrival: they
+            // carry its chain, as does the rank it released.
+            let t = self
+                .watch
+                .as_deref_mut()
+                .and_then(|w| w.tracker.as_mut())
+                .expect("a chain comes from the tracker");
+            for step in &out[mark..] {
+                if let Step::Send {
+                    from, to, token, ..
+                } = *step
+                {
+                    t.issue(from, to, token, now, c);
+                }
+            }
+            if let Some(rank) = released {
+                t.released(rank, c);
+            }
+        }
+        if let Some(rank) = released {
+            let mark = out.len();
             self.advance(rank, out);
+            self.track_issued(mark, out);
+        }
+        if let Some(c) = chain
+            && let Some(t) = self.watch.as_deref_mut().and_then(|w| w.tracker.as_mut())
+        {
+            t.drop_chain(c);
         }
     }
 
     fn wake(&mut self, now: u64, who: u32, out: &mut Vec<Step>) {
         self.now = now;
+        self.woke(who);
+        let mark = out.len();
         self.advance(who, out);
+        self.track_issued(mark, out);
     }
 
     fn complete(&self) -> bool {

@@ -42,6 +42,8 @@ pub struct Consumed {
     pub issued_at: u64,
     /// Links crossed by the message's last packet, node links included.
     pub hops: u32,
+    /// Packets of the message (its zero-load time depends on them: the critical path's split).
+    pub packets: u64,
 }
 
 /// A source of messages for the engine.

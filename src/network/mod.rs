@@ -6,7 +6,9 @@
 
 pub mod driver;
 mod engine;
+mod instrumented;
 mod jobs;
+pub mod load_bins;
 pub mod memory;
 mod open_loop;
 mod outcome;
@@ -16,6 +18,7 @@ mod wheel;
 
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
+pub use instrumented::{Instruments, simulate_instrumented};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
 pub use selection::Selection;

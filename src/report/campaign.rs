@@ -157,11 +157,13 @@ pub fn summary_csv(a: &Analysis) -> String {
     t
 }
 
-/// Writes `report.md`, `relative_times.csv`, `summary.csv`, `report.json` and the two SVG charts into
-/// `dir`, each atomically.
+/// Writes `report.md`, `report.html` (self-contained: tables and both charts inline),
+/// `relative_times.csv`, `summary.csv`, `report.json` and the two SVG charts into `dir`, each
+/// atomically.
 pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
-    let files: [(&str, String); 6] = [
+    let files: [(&str, String); 7] = [
         ("report.md", markdown(a)),
+        ("report.html", super::html::campaign(a)),
         ("relative_times.csv", relative_csv(a)),
         ("summary.csv", summary_csv(a)),
         ("report.json", super::json(a) + "\n"),

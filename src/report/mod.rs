@@ -1,11 +1,14 @@
 //! Reports: the only module that knows output formats (human text, JSON, CSV, SVG) and how files are
 //! written.
 
+pub mod html;
+pub mod link_load;
 pub mod load_latency;
 pub mod progress;
 
 pub mod campaign;
 pub mod svg;
+pub mod timeline;
 
 use crate::cost::Cost;
 use crate::error::{Error, Result};
@@ -187,6 +190,32 @@ pub fn run_text(r: &RunReport) -> String {
             100.0 * hot.utilisation
         );
     }
+    if let Some(c) = &r.critical_path {
+        let _ = writeln!(
+            t,
+            "critical path        {} cycles to rank {}'s end: compute {} ({:.1}%), latency {} ({:.1}%), contention {} ({:.1}%); {} messages",
+            c.cycles,
+            c.last_rank,
+            c.compute_cycles,
+            100.0 * c.compute_share,
+            c.latency_cycles,
+            100.0 * c.latency_share,
+            c.contention_cycles,
+            100.0 * c.contention_share,
+            c.messages
+        );
+    }
+    if let Some(l) = &r.link_load {
+        let _ = writeln!(
+            t,
+            "link load            {} bins of {} cycles, {} classes, top {} links ({})",
+            l.bins,
+            l.bin_cycles,
+            l.classes.len(),
+            l.top_links.len(),
+            l.top_links_from
+        );
+    }
     let _ = writeln!(
         t,
         "wall time            {:.3} s ({:.1} M phit-hops/s, {:.1} M node-cycles/s)",
@@ -211,7 +240,7 @@ pub fn prepare_output(path: &Path) -> Result<()> {
         .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
     if path.is_dir() {
         return Err(Error::Invalid(format!(
-            "{}: is a directory; --out takes a file name",
+            "{}: is a directory; an output file (--out, --timeline, --html) must be a file name",
             path.display()
         )));
     }

@@ -34,7 +34,7 @@ pub fn relative_bars(a: &Analysis) -> String {
     let nets = a.networks.len().max(1);
     let bar = 8.0;
     let group = bar * nets as f64 + 8.0;
-    let (left, top, h) = (50.0, 20.0, 260.0);
+    let (left, top, h) = (50.0, 34.0, 260.0);
     let width = left + group * a.cells.len() as f64 + 200.0;
     let max = a
         .networks
@@ -105,17 +105,19 @@ pub fn relative_bars(a: &Analysis) -> String {
 
 /// Scatter: x = cost per node (used resources), y = normalised phi; one labelled point per network.
 pub fn phi_cost_scatter(a: &Analysis) -> String {
-    let pts: Vec<(f64, f64, &str)> = a
+    // (cost, phi, label, colour index: the network's, as the legend lists them).
+    let pts: Vec<(f64, f64, &str, usize)> = a
         .networks
         .iter()
-        .filter_map(|n| {
+        .enumerate()
+        .filter_map(|(k, n)| {
             n.index_used
-                .map(|i| (n.cost_used.per_node, i.normalised_phi, n.label.as_str()))
+                .map(|i| (n.cost_used.per_node, i.normalised_phi, n.label.as_str(), k))
         })
         .collect();
     let xmax = pts.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.1;
     let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
-    let (left, top, w, h) = (60.0, 20.0, 420.0, 300.0);
+    let (left, top, w, h) = (70.0, 20.0, 420.0, 300.0);
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -123,33 +125,50 @@ pub fn phi_cost_scatter(a: &Analysis) -> String {
         left + w + 200.0,
         top + h + 50.0
     );
+    // Ticks and grid lines at fifths of each axis.
+    for k in 0..=5 {
+        let f = f64::from(k) / 5.0;
+        let (x, y) = (left + w * f, top + h - h * f);
+        let _ = writeln!(
+            t,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" font-size="10" text-anchor="middle">{:.0}</text>"##,
+            top + h,
+            top + h + 13.0,
+            xmax * f
+        );
+        let _ = writeln!(
+            t,
+            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{:.2}</text>"##,
+            left + w,
+            left - 4.0,
+            y + 3.0,
+            ymax * f
+        );
+    }
     let _ = writeln!(
         t,
         r#"<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="none" stroke="black"/>"#
     );
     let _ = writeln!(
         t,
-        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">cost per node, used resources ($, max {xmax:.0})</text>"#,
+        r#"<text x="{}" y="{}" font-size="12" text-anchor="middle">cost per node, used resources ($)</text>"#,
         left + w / 2.0,
         top + h + 35.0
     );
     let _ = writeln!(
         t,
-        r#"<text x="14" y="{}" font-size="12" transform="rotate(-90 14 {})" text-anchor="middle">normalised φ (max {ymax:.2})</text>"#,
+        r#"<text x="14" y="{}" font-size="12" transform="rotate(-90 14 {})" text-anchor="middle">normalised φ</text>"#,
         top + h / 2.0,
         top + h / 2.0
     );
-    for (i, (x, y, label)) in pts.iter().enumerate() {
+    for &(x, y, label, i) in &pts {
         let px = left + w * x / xmax;
         let py = top + h - h * y / ymax;
         let _ = writeln!(
             t,
-            r#"<circle cx="{px:.1}" cy="{py:.1}" r="5" fill="{}"><title>{}: φ {y:.2}, ${x:.0}/node</title></circle><text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
+            r#"<circle cx="{px:.1}" cy="{py:.1}" r="5" fill="{}" fill-opacity="0.85"><title>{}: φ {y:.2}, ${x:.0}/node</title></circle>"#,
             COLOURS[i % COLOURS.len()],
             esc(label),
-            px + 7.0,
-            py - 4.0,
-            esc(label)
         );
     }
     legend(&mut t, a, left + w + 20.0, top + 10.0);

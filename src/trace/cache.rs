@@ -23,7 +23,28 @@ use std::path::{Path, PathBuf};
 const MAGIC: &[u8; 8] = b"NRCACHE\0";
 
 /// Layout version of cache files; bump when the header or the encoded types change.
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
+
+/// The names a collective region may carry ([`crate::mpi::Call`]'s collectives), so a decoded region
+/// gets back its `&'static str`.
+const COLLECTIVES: [&str; 16] = [
+    "barrier",
+    "bcast",
+    "reduce",
+    "allreduce",
+    "gather",
+    "scatter",
+    "allgather",
+    "alltoall",
+    "scan",
+    "exscan",
+    "reduce_scatter_block",
+    "reduce_scatter",
+    "gatherv",
+    "scatterv",
+    "allgatherv",
+    "alltoallv",
+];
 
 /// Where the cache of a trace lives.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -133,11 +154,13 @@ pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
     }
 }
 
-/// What is encoded: every rank's ops back to back and each rank's op count.
+/// What is encoded: every rank's ops back to back, each rank's op count, and the collective regions
+/// as (rank, first op, end op, index in [`COLLECTIVES`]) for the replay timeline.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     ops: Vec<Op>,
     lens: Vec<u64>,
+    regions: Option<Vec<(u32, u32, u32, u8)>>,
 }
 
 /// The header: magic, layout, trace format version, key, payload checksum, payload length.
@@ -151,6 +174,17 @@ pub fn encode(program: &Program, key: u64) -> Vec<u8> {
             .flat_map(|r| program.rank_ops(r).iter().copied())
             .collect(),
         lens: (0..n).map(|r| program.rank_ops(r).len() as u64).collect(),
+        regions: program.regions().map(|all| {
+            let mut flat = Vec::new();
+            for (rank, list) in all.iter().enumerate() {
+                for g in list {
+                    if let Some(i) = COLLECTIVES.iter().position(|&c| c == g.name) {
+                        flat.push((rank as u32, g.first, g.end, i as u8));
+                    }
+                }
+            }
+            flat
+        }),
     };
     let payload = bincode::serde::encode_to_vec(&stored, bincode::config::standard())
         .expect("encoding plain data into memory cannot fail");
@@ -208,7 +242,20 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
         at += len;
     });
     program.validate().ok()?;
-    Some(program)
+    let Some(flat) = stored.regions else {
+        return Some(program);
+    };
+    let mut regions: crate::workload::Regions = vec![Vec::new(); ranks];
+    for (rank, first, end, name) in flat {
+        let list = regions.get_mut(rank as usize)?;
+        let ops = program.rank_ops(rank).len() as u32;
+        let name = *COLLECTIVES.get(name as usize)?;
+        if first >= end || end > ops || list.last().is_some_and(|g| g.end > first) {
+            return None;
+        }
+        list.push(crate::workload::Region { first, end, name });
+    }
+    Some(program.with_regions(regions))
 }
 
 /// Reads the trace at `path` through the cache at `location`: a valid cache under the current key is

@@ -101,7 +101,24 @@ pub struct Program {
     starts: Vec<usize>,
     mpi: MpiModel,
     calls: Option<std::sync::Arc<crate::mpi::CallStats>>,
+    regions: Option<std::sync::Arc<Regions>>,
 }
+
+/// One MPI call that lowering expanded into several ops (a collective): ops `first..end` of a rank.
+/// Kept beside the program (not as ops) so the engine and the runtime's matching never see it; the
+/// replay timeline draws it as a slice enclosing those ops.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Index of its first op in the rank's ops.
+    pub first: u32,
+    /// One past its last op.
+    pub end: u32,
+    /// The MPI call, e.g. `allreduce`.
+    pub name: &'static str,
+}
+
+/// The [`Region`]s of every rank, in op order (disjoint).
+pub type Regions = Vec<Vec<Region>>;
 
 impl PartialEq for Program {
     fn eq(&self, other: &Program) -> bool {
@@ -125,6 +142,7 @@ impl Program {
             starts,
             mpi: MpiModel::default(),
             calls: None,
+            regions: None,
         }
     }
 
@@ -144,6 +162,7 @@ impl Program {
             starts,
             mpi: MpiModel::default(),
             calls: None,
+            regions: None,
         }
     }
 
@@ -161,6 +180,18 @@ impl Program {
     /// The same program, remembering the counts of the calls it was lowered from.
     pub fn with_call_stats(mut self, stats: crate::mpi::CallStats) -> Program {
         self.calls = Some(std::sync::Arc::new(stats));
+        self
+    }
+
+    /// The collective calls of each rank as op ranges (traces read now; `None` for generated
+    /// workloads and cached traces).
+    pub fn regions(&self) -> Option<&Regions> {
+        self.regions.as_deref()
+    }
+
+    /// The same program, remembering the op ranges of its collective calls.
+    pub fn with_regions(mut self, regions: Regions) -> Program {
+        self.regions = Some(std::sync::Arc::new(regions));
         self
     }
 

@@ -213,6 +213,10 @@ impl<D: Driver> Engine<'_, D> {
             self.outcome.phit_hops += u64::from(p);
             self.chan_phits[c] += u64::from(p);
             self.pkts[pkt as usize].hops += 1;
+            // Link load over time (issue 16): off unless a recorder is attached.
+            if let Some(load) = self.load.as_deref_mut() {
+                load.add(cand.channel, now, p);
+            }
         }
         let ready = now + u64::from(self.chans[c].latency);
         if cand.down == SINK {

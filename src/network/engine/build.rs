@@ -215,6 +215,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             messages_open: 0,
             too_late: None,
             progress: None,
+            load: None,
         }
     }
 }

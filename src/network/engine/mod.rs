@@ -49,6 +49,7 @@ use std::collections::VecDeque;
 mod alloc;
 mod build;
 mod choose;
+mod record;
 mod summary;
 mod traffic;
 
@@ -92,6 +93,8 @@ struct Message {
     packets_to_send: u64,
     packets_to_deliver: u64,
     issued_at: u64,
+    /// Packets of the message (reported to the driver with it).
+    packets: u64,
 }
 
 /// The hot state of one channel, kept together so that touching a channel costs one cache line.
@@ -254,6 +257,8 @@ pub(super) struct Engine<'a, D: Driver> {
     too_late: Option<(u32, u64, u64)>,
     /// Where the run publishes its cycle and delivered messages for an observer, if any.
     progress: Option<&'a super::Progress>,
+    /// Link load over time, when asked for (`record.rs`): fed once per packet start on a link.
+    load: Option<&'a mut super::load_bins::LoadBins>,
 }
 
 /// Bytes of one buffer, channel, packet and message record, for the memory estimate

@@ -38,6 +38,7 @@ impl<D: Driver> Engine<'_, D> {
             packets_to_send: packets,
             packets_to_deliver: packets,
             issued_at: self.now,
+            packets,
         };
         let id = slab_insert(&mut self.msgs, &mut self.free_msgs, msg);
         let node = self.rank_node[from as usize];
@@ -70,6 +71,7 @@ impl<D: Driver> Engine<'_, D> {
             token: msg.token,
             issued_at: msg.issued_at,
             hops: self.pkts[pkt as usize].hops,
+            packets: msg.packets,
         };
         let mut steps = std::mem::take(&mut self.steps);
         self.driver.consumed(self.now, &consumed, &mut steps);

@@ -1,0 +1,246 @@
+//! Issue 16: the HTML reports render in a real browser. Headless Chromium loads each page (a run's
+//! `--html`, a campaign's `report.html`, a sweep's `load-latency.html`) with a check script appended
+//! to a copy (the reports themselves carry no script): on load it measures every inline `<svg>` and
+//! writes the result into the page title, which `--dump-dom` prints. The test fails if a figure has
+//! zero size or the browser logs a console error or an uncaught exception, and takes a screenshot.
+//!
+//! Without `chromium`, `chromium-browser` or `google-chrome` on PATH the test is skipped with a
+//! message, unless `NETREPLAY_REQUIRE_CHROMIUM=1` (as `.ci/run` sets), which makes it fail.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html_report");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn netreplay(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The browser on PATH, if any.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    for name in ["chromium", "chromium-browser", "google-chrome"] {
+        for dir in std::env::split_paths(&path) {
+            let candidate = dir.join(name);
+            if candidate.is_file() {
+                return Some(candidate);
+            }
+        }
+    }
+    None
+}
+
+/// Runs `cmd`, killing it after `limit` (a browser that hangs fails the test instead of the CI job).
+/// Its output is drained by threads while it runs: a DOM larger than a pipe's buffer would otherwise
+/// block the browser.
+fn run_with_timeout(mut cmd: Command, limit: Duration) -> Output {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the browser starts");
+    let drain = |mut r: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = r.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().expect("stdout")));
+    let err = drain(Box::new(child.stderr.take().expect("stderr")));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let stderr = err.join().unwrap_or_default();
+            panic!(
+                "the browser did not finish in {limit:?}: {}",
+                String::from_utf8_lossy(&stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+    }
+}
+
+const CHECK: &str = r#"<script>
+window.addEventListener('load', function () {
+  var svgs = document.querySelectorAll('svg'), bad = [];
+  for (var i = 0; i < svgs.length; i++) {
+    var r = svgs[i].getBoundingClientRect();
+    if (!(r.width > 0 && r.height > 0)) bad.push(i);
+  }
+  document.title = 'SVGCHECK ' + svgs.length + ' ' + (bad.length ? 'BAD ' + bad.join(',') : 'OK');
+});
+</script>
+"#;
+
+/// Loads `page` in headless Chromium: every figure must have a size, the console must stay clean.
+/// Returns the number of figures; writes a screenshot to `shot`.
+fn check_page(browser: &Path, page: &Path, shot: &Path) -> usize {
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(
+        !html.contains("<script"),
+        "{}: reports need no script",
+        page.display()
+    );
+    assert!(
+        !html.contains("http://") || html.matches("http://").all(|_| html.contains("xmlns")),
+        "{}: no external resources",
+        page.display()
+    );
+    let checked = page.with_extension("check.html");
+    std::fs::write(
+        &checked,
+        html.replace("</body>", &format!("{CHECK}</body>")),
+    )
+    .unwrap();
+    let url = format!("file://{}", checked.display());
+    let profile = scratch(&format!(
+        "profile-{}",
+        page.file_stem().unwrap().to_string_lossy()
+    ));
+    let base = |extra: &[&str]| {
+        let mut c = Command::new(browser);
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--window-size=1366,900",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(&url);
+        c
+    };
+    let out = run_with_timeout(
+        base(&["--virtual-time-budget=5000", "--dump-dom"]),
+        Duration::from_secs(120),
+    );
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for line in stderr.lines() {
+        assert!(
+            !(line.contains("Uncaught") || line.contains("CONSOLE")),
+            "{}: console message: {line}",
+            page.display()
+        );
+    }
+    let title = dom
+        .split("<title>")
+        .nth(1)
+        .and_then(|t| t.split("</title>").next())
+        .unwrap_or_else(|| panic!("{}: no title in the DOM: {dom:.500}", page.display()));
+    assert!(
+        title.starts_with("SVGCHECK ") && title.ends_with(" OK"),
+        "{}: figures not rendered: {title}",
+        page.display()
+    );
+    let figures: usize = title.split(' ').nth(1).unwrap().parse().unwrap();
+    let shot_arg = format!("--screenshot={}", shot.display());
+    let _ = std::fs::remove_file(shot);
+    run_with_timeout(base(&[&shot_arg]), Duration::from_secs(120));
+    let png = std::fs::read(shot).expect("a screenshot");
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{}",
+        shot.display()
+    );
+    figures
+}
+
+#[test]
+fn html_reports_render_in_headless_chromium() {
+    let Some(browser) = chromium() else {
+        if std::env::var("NETREPLAY_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
+            panic!(
+                "NETREPLAY_REQUIRE_CHROMIUM=1 but no chromium, chromium-browser or google-chrome on PATH"
+            );
+        }
+        eprintln!(
+            "SKIPPED html_reports_render_in_headless_chromium: no chromium on PATH \
+             (apt-get install chromium; NETREPLAY_REQUIRE_CHROMIUM=1 makes this a failure)"
+        );
+        return;
+    };
+    let root = env!("CARGO_MANIFEST_DIR");
+    // A run: summary, critical path, link-load heat map.
+    let run_page = scratch("run.html");
+    netreplay(&[
+        "run",
+        "--topology",
+        "thin-tree:k=4,up=2,n=3",
+        "--workload",
+        "bu:size=1000",
+        "--html",
+        run_page.to_str().unwrap(),
+        "--quiet",
+    ]);
+    // A campaign: its report.html beside report.md.
+    let camp = scratch("campaign");
+    let _ = std::fs::remove_dir_all(&camp);
+    netreplay(&[
+        "campaign",
+        &format!("{root}/configs/quick-campaign.toml"),
+        "--out",
+        camp.to_str().unwrap(),
+        "--jobs",
+        "1",
+    ]);
+    // A load-latency sweep: load-latency.html beside its CSV, JSON and SVG.
+    let sweep = scratch("sweep");
+    netreplay(&[
+        "load-latency",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--loads",
+        "0.1,0.3",
+        "--warmup",
+        "200",
+        "--measure",
+        "1000",
+        "--out",
+        sweep.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let cases = [
+        (run_page.clone(), 2),
+        (camp.join("report.html"), 2),
+        (sweep.join("load-latency.html"), 1),
+    ];
+    for (page, want) in cases {
+        let shot = page.with_extension("png");
+        let figures = check_page(&browser, &page, &shot);
+        assert_eq!(figures, want, "{}", page.display());
+        eprintln!(
+            "{}: {figures} figures rendered, screenshot {}",
+            page.display(),
+            shot.display()
+        );
+    }
+}
