@@ -6,6 +6,7 @@
 
 pub mod driver;
 mod engine;
+pub mod flow;
 mod jobs;
 pub mod memory;
 mod open_loop;
@@ -15,6 +16,7 @@ mod wheel;
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
 pub use engine::Outcome;
+pub use flow::Model;
 pub use open_loop::OpenLoopParams;
 
 use crate::error::{Error, Result};
@@ -65,6 +67,11 @@ pub struct NetworkModel {
     /// Routing algorithm on top of the topology's own routing, a spec string of
     /// [`crate::routing::REGISTRY`]: `minimal` (default), `valiant`, `ugal`, `lbr:period=T,valiant=M`.
     pub routing: Routing,
+    /// Which engine replays the traffic: `flit` (default, the packet engine above) or `flow` (max-min
+    /// fair flows, [`flow`]). Left out of serialised configs when `flit`, so the hashes of campaign
+    /// configs written before the key existed do not change.
+    #[serde(default, skip_serializing_if = "Model::is_flit")]
+    pub model: Model,
 }
 
 impl Default for NetworkModel {
@@ -80,6 +87,7 @@ impl Default for NetworkModel {
             credit_delay: 0,
             fly_time: 0,
             routing: Routing::minimal(),
+            model: Model::Flit,
         }
     }
 }
@@ -124,6 +132,7 @@ struct NetworkConfig {
     credit_delay: Option<u32>,
     fly_time: Option<u32>,
     routing: Option<Routing>,
+    model: Option<Model>,
 }
 
 impl TryFrom<NetworkConfig> for NetworkModel {
@@ -150,6 +159,9 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         set(&mut m.fly_time, c.fly_time);
         if let Some(r) = c.routing {
             m.routing = r;
+        }
+        if let Some(model) = c.model {
+            m.model = model;
         }
         Ok(m)
     }
@@ -276,6 +288,16 @@ impl NetworkModel {
             "routing_delay",
             "must be at most 65536 cycles",
         )?;
+        check(
+            self.model == Model::Flit || self.routing == Routing::minimal(),
+            "model",
+            &format!(
+                "must be `flit` with routing `{}`: the flow model replays the topology's own \
+                 routing function only (routing = \"minimal\"), as the other algorithms choose \
+                 paths per packet from queue occupancy",
+                self.routing
+            ),
+        )?;
         for (key, value) in [
             ("allocation_delay", self.allocation_delay),
             ("credit_delay", self.credit_delay),
@@ -318,6 +340,12 @@ pub fn simulate_observed(
         )));
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
+    if model.model == Model::Flow {
+        let (mut outcome, ranks) =
+            flow::simulate_driver(topo, model, ranks, rank_node, seed, progress)?;
+        outcome.attach_mpi(ranks.stats());
+        return Ok(outcome);
+    }
     let paths = model.routing.build(topo)?;
     let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
         .observed(progress)
@@ -394,16 +422,13 @@ pub fn simulate_jobs(
         .map(|j| crate::mpi::runtime::Ranks::new(j.program))
         .collect();
     let starts = jobs.iter().map(|j| j.start).collect();
-    let paths = model.routing.build(topo)?;
-    let (outcome, driver) = engine::Engine::new(
-        topo,
-        model,
-        paths,
-        jobs::Jobs::new(drivers, starts),
-        &rank_node,
-        seed,
-    )
-    .run()?;
+    let driver = jobs::Jobs::new(drivers, starts);
+    let (outcome, driver) = if model.model == Model::Flow {
+        flow::simulate_driver(topo, model, driver, &rank_node, seed, None)?
+    } else {
+        let paths = model.routing.build(topo)?;
+        engine::Engine::new(topo, model, paths, driver, &rank_node, seed).run()?
+    };
     let completed = driver
         .completed_at
         .iter()
@@ -454,6 +479,13 @@ pub fn simulate_open_loop(
 ) -> Result<LoadPoint> {
     model.validate(topo)?;
     params.validate()?;
+    if model.model == Model::Flow {
+        return Err(Error::Invalid(
+            "load-latency curves need the flit model (`model = \"flit\"`): open-loop packets of one \
+             packet each have no flow-level meaning"
+                .into(),
+        ));
+    }
     let nodes = topo.nodes();
     let identity: Vec<u32> = (0..nodes).collect();
     let sources = open_loop::OpenLoop::new(

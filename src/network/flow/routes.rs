@@ -1,0 +1,401 @@
+//! Routes of the flow model: the topology's routing function walked from a source node to a
+//! destination node, splitting the flow evenly over the candidate ports a switch offers (a fractional
+//! path), with the head latency of its longest branch.
+//!
+//! Link ids are the flit engine's channel ids without crossbar paths: global switch port
+//! `port_start[switch] + port` for the link leaving that port, `ports + node` for a node's injection
+//! link. Routes are cached per (source rank, destination rank) while the cache is small (ranks and
+//! entries bounded below); otherwise a route is computed for its message and its slot reused after.
+
+use crate::error::{Error, Result};
+use crate::network::NetworkModel;
+use crate::topology::{Endpoint, RouteChoice, Topology};
+
+/// Most ranks whose pairs get a cache slot each (`ranks²` u32 slots: 16 MiB at the bound).
+const CACHE_RANKS: u32 = 2048;
+/// Most (link, fraction) entries kept in cached routes (about 128 MiB); later routes are not cached.
+const CACHE_ENTRIES: usize = 1 << 23;
+/// No route / not in the frontier.
+const NONE: u32 = u32::MAX;
+
+/// One message's path: the links it crosses and the fraction of its phits crossing each.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Route {
+    /// (link id, fraction of the flow on it), in the order the walk first reached each link.
+    pub links: Vec<(u32, f64)>,
+    /// Cycles from the first phit leaving the source to the head being consumed, on the slowest
+    /// branch: the sum of its links' latencies.
+    pub latency: u64,
+    /// Links of the shortest branch, node links included (what the flit engine reports per packet).
+    pub hops: u32,
+    /// Kept in the cache (never released).
+    cached: bool,
+}
+
+/// A switch input the walk has reached, with the share of the flow arriving there.
+#[derive(Debug, Clone, Copy)]
+struct State {
+    switch: u32,
+    port: u32,
+    vc: u32,
+    share: f64,
+    latency: u64,
+}
+
+/// Route computation and storage for one run.
+pub(super) struct Routes<'a> {
+    topo: &'a dyn Topology,
+    /// First global port id of each switch.
+    port_start: Vec<u32>,
+    /// Total switch ports (the first injection link id).
+    ports: u32,
+    /// Head latency of each link id.
+    link_latency: Vec<u64>,
+    vcs: u32,
+    salt_key: u64,
+    routes: Vec<Route>,
+    free: Vec<u32>,
+    /// Route id per (source rank, destination rank), when ranks <= [`CACHE_RANKS`].
+    cache: Vec<u32>,
+    ranks: u32,
+    cached_entries: usize,
+    // Scratch, reused by every walk.
+    state_index: Vec<u32>,
+    link_share: Vec<f64>,
+    link_touched: Vec<u32>,
+    choices: Vec<RouteChoice>,
+    frontier: Vec<State>,
+    next: Vec<State>,
+}
+
+impl<'a> Routes<'a> {
+    /// Flattens the wiring into link ids and latencies under `model`'s timing (see the module doc of
+    /// [`super`]).
+    pub(super) fn new(topo: &'a dyn Topology, model: &NetworkModel, ranks: u32, seed: u64) -> Self {
+        let switches = topo.switches();
+        let mut port_start = Vec::with_capacity(switches as usize + 1);
+        port_start.push(0u32);
+        for sw in 0..switches {
+            port_start.push(port_start[sw as usize] + topo.ports(sw));
+        }
+        let ports = port_start[switches as usize];
+        let fly = u64::from(model.fly_time);
+        let enter_switch = u64::from(model.routing_delay.max(model.allocation_delay));
+        let crossbar = u64::from(model.output_queue_packets > 0);
+        let mut link_latency = vec![0u64; (ports + topo.nodes()) as usize];
+        for sw in 0..switches {
+            for local in 0..topo.ports(sw) {
+                let gp = (port_start[sw as usize] + local) as usize;
+                let length = u64::from(topo.link_length(sw, local).max(1));
+                link_latency[gp] = match topo.neighbour(sw, local) {
+                    Endpoint::Switch { .. } => 1 + fly * length + enter_switch + crossbar,
+                    Endpoint::Node(_) => 1 + fly * length + crossbar,
+                    Endpoint::Unplugged => 0,
+                };
+            }
+        }
+        for node in 0..topo.nodes() {
+            link_latency[(ports + node) as usize] = 1 + fly + enter_switch;
+        }
+        let vcs = topo.virtual_channels().max(1);
+        let cache = if ranks <= CACHE_RANKS {
+            vec![NONE; (ranks as usize) * (ranks as usize)]
+        } else {
+            Vec::new()
+        };
+        Routes {
+            topo,
+            port_start,
+            ports,
+            link_latency,
+            vcs,
+            salt_key: crate::rng::mix64(seed ^ 0xF10F_F10F_F10F_F10F),
+            routes: Vec::new(),
+            free: Vec::new(),
+            cache,
+            ranks,
+            cached_entries: 0,
+            state_index: vec![NONE; (ports as usize) * (vcs as usize)],
+            link_share: vec![0.0; (ports + topo.nodes()) as usize],
+            link_touched: Vec::new(),
+            choices: Vec::new(),
+            frontier: Vec::new(),
+            next: Vec::new(),
+        }
+    }
+
+    /// Number of link ids (switch ports, then injection links).
+    pub(super) fn links(&self) -> usize {
+        self.link_latency.len()
+    }
+
+    /// The route with id `id`.
+    #[inline]
+    pub(super) fn get(&self, id: u32) -> &Route {
+        &self.routes[id as usize]
+    }
+
+    /// The route id of a message from rank `from` on node `src` to rank `to` on node `dst`: cached,
+    /// or computed now (then [`Routes::release`] it when its message is done).
+    pub(super) fn route(&mut self, from: u32, to: u32, src: u32, dst: u32) -> Result<u32> {
+        let slot = (from < self.ranks && to < self.ranks && !self.cache.is_empty())
+            .then(|| from as usize * self.ranks as usize + to as usize);
+        if let Some(s) = slot
+            && self.cache[s] != NONE
+        {
+            return Ok(self.cache[s]);
+        }
+        let id = match self.free.pop() {
+            Some(id) => id,
+            None => {
+                self.routes.push(Route::default());
+                (self.routes.len() - 1) as u32
+            }
+        };
+        let mut route = std::mem::take(&mut self.routes[id as usize]);
+        let walked = self.walk(src, dst, &mut route);
+        let entries = route.links.len();
+        route.cached = false;
+        if walked.is_ok()
+            && let Some(s) = slot
+            && self.cached_entries + entries <= CACHE_ENTRIES
+        {
+            route.cached = true;
+            self.cached_entries += entries;
+            self.cache[s] = id;
+        }
+        self.routes[id as usize] = route;
+        if let Err(e) = walked {
+            self.free.push(id);
+            return Err(e);
+        }
+        Ok(id)
+    }
+
+    /// Gives back a route obtained from [`Routes::route`] once its message is done (cached routes stay).
+    pub(super) fn release(&mut self, id: u32) {
+        if !self.routes[id as usize].cached {
+            self.free.push(id);
+        }
+    }
+
+    /// Walks the routing function from node `src` to node `dst` into `out`.
+    fn walk(&mut self, src: u32, dst: u32, out: &mut Route) -> Result<()> {
+        let topo = self.topo;
+        let salt =
+            crate::rng::mix64(self.salt_key ^ (u64::from(src) << 32 | u64::from(dst))) as u32;
+        out.links.clear();
+        out.latency = 0;
+        out.hops = u32::MAX;
+        let (sw, port) = topo.node_attachment(src);
+        let inj = self.ports + src;
+        self.add_share(inj, 1.0);
+        self.frontier.clear();
+        self.frontier.push(State {
+            switch: sw,
+            port,
+            vc: 0,
+            share: 1.0,
+            latency: self.link_latency[inj as usize],
+        });
+        let limit = 4 * topo.switches() + 8;
+        let mut depth = 1u32;
+        let mut result = Ok(());
+        'walk: while !self.frontier.is_empty() {
+            depth += 1;
+            if depth > limit {
+                result = Err(format!("the route from node {src} to node {dst} loops"));
+                break;
+            }
+            self.next.clear();
+            for i in 0..self.frontier.len() {
+                let st = self.frontier[i];
+                self.choices.clear();
+                topo.route_salted(st.switch, st.port, st.vc, dst, salt, &mut self.choices);
+                let plain = self.choices.iter().filter(|c| !c.escape).count();
+                let (count, escape) = if plain > 0 {
+                    (plain, false)
+                } else {
+                    (self.choices.len(), true)
+                };
+                if count == 0 {
+                    result = Err(format!(
+                        "switch {} offers no route towards node {dst}",
+                        st.switch
+                    ));
+                    break 'walk;
+                }
+                let share = st.share / count as f64;
+                for c in 0..self.choices.len() {
+                    let choice = self.choices[c];
+                    if choice.escape != escape {
+                        continue;
+                    }
+                    let gp = self.port_start[st.switch as usize] + choice.port;
+                    self.add_share(gp, share);
+                    let latency = st.latency + self.link_latency[gp as usize];
+                    match topo.neighbour(st.switch, choice.port) {
+                        Endpoint::Node(n) if n == dst => {
+                            out.latency = out.latency.max(latency);
+                            out.hops = out.hops.min(depth);
+                        }
+                        Endpoint::Node(n) => {
+                            result = Err(format!("the route towards node {dst} ends at node {n}"));
+                            break 'walk;
+                        }
+                        Endpoint::Unplugged => {
+                            result = Err(format!(
+                                "switch {} routes to its unplugged port {}",
+                                st.switch, choice.port
+                            ));
+                            break 'walk;
+                        }
+                        Endpoint::Switch { switch, port } if choice.vc < self.vcs => {
+                            let key = ((self.port_start[switch as usize] + port) * self.vcs
+                                + choice.vc) as usize;
+                            match self.state_index[key] {
+                                NONE => {
+                                    self.state_index[key] = self.next.len() as u32;
+                                    self.next.push(State {
+                                        switch,
+                                        port,
+                                        vc: choice.vc,
+                                        share,
+                                        latency,
+                                    });
+                                }
+                                j => {
+                                    let s = &mut self.next[j as usize];
+                                    s.share += share;
+                                    s.latency = s.latency.max(latency);
+                                }
+                            }
+                        }
+                        Endpoint::Switch { .. } => {
+                            result = Err(format!(
+                                "switch {} offers virtual channel {} of {}",
+                                st.switch, choice.vc, self.vcs
+                            ));
+                            break 'walk;
+                        }
+                    }
+                }
+            }
+            for s in &self.next {
+                let key =
+                    ((self.port_start[s.switch as usize] + s.port) * self.vcs + s.vc) as usize;
+                self.state_index[key] = NONE;
+            }
+            std::mem::swap(&mut self.frontier, &mut self.next);
+        }
+        for s in self.frontier.iter().chain(&self.next) {
+            let key = ((self.port_start[s.switch as usize] + s.port) * self.vcs + s.vc) as usize;
+            self.state_index[key] = NONE;
+        }
+        for &l in &self.link_touched {
+            out.links
+                .push((l, std::mem::take(&mut self.link_share[l as usize])));
+        }
+        self.link_touched.clear();
+        result.map_err(|e| {
+            Error::Invalid(format!(
+                "flow model on `{}`: {e} (a bug in the topology's routing function)",
+                topo.spec()
+            ))
+        })
+    }
+
+    #[inline]
+    fn add_share(&mut self, link: u32, share: f64) {
+        let s = &mut self.link_share[link as usize];
+        if *s == 0.0 {
+            self.link_touched.push(link);
+        }
+        *s += share;
+    }
+
+    /// Class (for grouping) and name (for listing) of link `l`, as the flit engine reports links;
+    /// `None` for an unplugged port.
+    pub(super) fn describe(&self, l: u32) -> Option<(String, String)> {
+        let topo = self.topo;
+        if l >= self.ports {
+            let node = l - self.ports;
+            return Some(("injection".into(), format!("node {node} -> its switch")));
+        }
+        let sw = self.port_start.partition_point(|&s| s <= l) as u32 - 1;
+        let local = l - self.port_start[sw as usize];
+        match topo.neighbour(sw, local) {
+            Endpoint::Unplugged => None,
+            Endpoint::Node(n) => Some(("ejection".into(), format!("switch {sw} -> node {n}"))),
+            Endpoint::Switch { switch, .. } => {
+                let class = match (topo.level(sw), topo.level(switch)) {
+                    (Some(a), Some(b)) if b > a => format!("level {a} up"),
+                    (Some(a), Some(_)) => format!("level {a} down"),
+                    _ => topo
+                        .link_class(sw, local)
+                        .unwrap_or_else(|| "switch-switch".into()),
+                };
+                Some((
+                    class,
+                    format!("switch {sw} port {local} -> switch {switch}"),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shares(topo: &str, src: u32, dst: u32) -> (Vec<(u32, f64)>, u64, u32, u32) {
+        let topo = crate::topology::build(topo).unwrap();
+        let model = NetworkModel::default();
+        let mut routes = Routes::new(topo.as_ref(), &model, 2, 1);
+        let id = routes.route(0, 1, src, dst).unwrap();
+        let r = routes.get(id).clone();
+        (r.links, r.latency, r.hops, routes.ports)
+    }
+
+    /// Every branch of a split route ends at the destination: the shares of the ejection link and of
+    /// the injection link are 1, and each tree level up carries the whole flow once.
+    #[test]
+    fn a_fat_tree_route_splits_over_the_up_ports_and_conserves_the_flow() {
+        // 4-ary 3-tree: node 0 to node 63 climbs to the top (4 + 16 up links), comes down 16 + 4.
+        let (links, latency, hops, ports) = shares("fat-tree:k=4,n=3", 0, 63);
+        assert_eq!((latency, hops), (6, 6));
+        assert_eq!(links.len(), 1 + 4 + 16 + 16 + 4 + 1);
+        let total: f64 = links.iter().map(|l| l.1).sum();
+        assert!((total - 6.0).abs() < 1e-12, "{total}");
+        assert_eq!(links[0], (ports, 1.0), "the injection link carries all");
+        assert!(links[1..5].iter().all(|l| l.1 == 0.25));
+        assert!(links[5..21].iter().all(|l| l.1 == 0.0625));
+        assert_eq!(
+            links.last().unwrap().1,
+            1.0,
+            "the ejection link carries all"
+        );
+    }
+
+    /// A node on the same switch: injection and ejection links only.
+    #[test]
+    fn neighbours_on_one_switch_use_two_links() {
+        let (links, latency, hops, _) = shares("fat-tree:k=4,n=3", 0, 1);
+        assert_eq!((links.len(), latency, hops), (2, 2, 2));
+    }
+
+    /// Cached routes are shared; routes past the cache are released and their slots reused.
+    #[test]
+    fn routes_are_cached_per_rank_pair() {
+        let topo = crate::topology::build("torus:k=4,n=2").unwrap();
+        let mut routes = Routes::new(topo.as_ref(), &NetworkModel::default(), 4, 7);
+        let a = routes.route(0, 3, 0, 10).unwrap();
+        assert_eq!(routes.route(0, 3, 0, 10).unwrap(), a);
+        let b = routes.route(1, 2, 5, 6).unwrap();
+        assert_ne!(a, b);
+        let mut big = Routes::new(topo.as_ref(), &NetworkModel::default(), CACHE_RANKS + 1, 7);
+        let c = big.route(0, 3, 0, 10).unwrap();
+        big.release(c);
+        assert_eq!(big.route(1, 2, 5, 6).unwrap(), c, "the slot is reused");
+    }
+}
