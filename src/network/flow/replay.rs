@@ -95,9 +95,10 @@ impl<'a, D: Driver> Replay<'a, D> {
         progress: Option<&'a Progress>,
     ) -> Self {
         let links = routes.links();
+        let solver = Solver::with_capacities(routes.capacities(model));
         Replay {
             routes,
-            solver: Solver::new(links),
+            solver,
             driver,
             rank_node,
             packet_phits: u64::from(model.packet_phits),

@@ -129,6 +129,24 @@ impl<'a> Routes<'a> {
         self.link_latency.len()
     }
 
+    /// Capacity of every link in phits per cycle: 1, except that with `allocation_delay` A a switch
+    /// input queue sends a packet of P phits at most every P + A cycles (the next head is allocated
+    /// only A cycles after the previous tail has left), so links into switches carry P / (P + A).
+    pub(super) fn capacities(&self, model: &NetworkModel) -> Vec<f64> {
+        let p = f64::from(model.packet_phits);
+        let into_switch = p / (p + f64::from(model.allocation_delay));
+        (0..self.links() as u32)
+            .map(|l| {
+                let to_switch = l >= self.ports || {
+                    let sw = self.port_start.partition_point(|&s| s <= l) as u32 - 1;
+                    let local = l - self.port_start[sw as usize];
+                    matches!(self.topo.neighbour(sw, local), Endpoint::Switch { .. })
+                };
+                if to_switch { into_switch } else { 1.0 }
+            })
+            .collect()
+    }
+
     /// The route with id `id`.
     #[inline]
     pub(super) fn get(&self, id: u32) -> &Route {

@@ -28,12 +28,7 @@ pub(super) struct Solver {
 }
 
 impl Solver {
-    /// A solver over `links` links of 1 phit per cycle each.
-    pub(super) fn new(links: usize) -> Self {
-        Self::with_capacities(vec![1.0; links])
-    }
-
-    /// A solver over links of the given capacities (tests use unequal ones).
+    /// A solver over links of the given capacities, in phits per cycle.
     pub(super) fn with_capacities(capacity: Vec<f64>) -> Self {
         let links = capacity.len();
         Solver {
