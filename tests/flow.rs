@@ -128,7 +128,7 @@ fn finish_times(spec: &str, sends: &[(u32, u32, u64)]) -> (Outcome, Vec<u64>) {
         done: Vec::new(),
     };
     let (o, d) =
-        network::flow::simulate_driver(topo.as_ref(), &flow(), driver, &nodes, 1, None).unwrap();
+        network::flow::simulate_driver(topo.as_ref(), &flow(), driver, &nodes, None).unwrap();
     let times = sends
         .iter()
         .map(|&(f, t, _)| d.done.iter().find(|x| (x.0, x.1) == (f, t)).unwrap().3)

@@ -39,6 +39,21 @@ pub struct Candidate {
     /// Placement spec (default `consecutive`).
     #[serde(default)]
     pub placement: Option<String>,
+    /// Network model of this candidate's runs (`flit` or `flow`), overriding `[network] model`: the
+    /// same topology as two candidates, one per model, compares the models (`configs/flow-vs-flit.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<crate::network::Model>,
+}
+
+impl Candidate {
+    /// The network model of this candidate's runs: the campaign's, with this candidate's `model`.
+    pub fn network(&self, campaign: &NetworkModel) -> NetworkModel {
+        let mut network = campaign.clone();
+        if let Some(model) = self.model {
+            network.model = model;
+        }
+        network
+    }
 }
 
 /// A campaign config (`configs/seed004-*.toml`).
@@ -156,7 +171,7 @@ impl CampaignConfig {
             }
             let topo = crate::topology::build(&c.topology)?;
             crate::placement::build(c.placement.as_deref().unwrap_or("consecutive"))?;
-            self.network.validate(topo.as_ref())?;
+            c.network(&self.network).validate(topo.as_ref())?;
         }
         if !self.candidates.iter().any(|c| c.label == self.reference) {
             return Err(Error::Invalid(format!(
@@ -291,7 +306,7 @@ impl CampaignConfig {
             workload: Some(self.workload_spec(&run.workload, run.size)?),
             placement: c.placement.clone(),
             seed: Some(self.seed.unwrap_or(1)),
-            network: self.network.clone(),
+            network: c.network(&self.network),
             ..RunConfig::default()
         })
     }

@@ -341,8 +341,7 @@ pub fn simulate_observed(
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
     if model.model == Model::Flow {
-        let (mut outcome, ranks) =
-            flow::simulate_driver(topo, model, ranks, rank_node, seed, progress)?;
+        let (mut outcome, ranks) = flow::simulate_driver(topo, model, ranks, rank_node, progress)?;
         outcome.attach_mpi(ranks.stats());
         return Ok(outcome);
     }
@@ -424,7 +423,7 @@ pub fn simulate_jobs(
     let starts = jobs.iter().map(|j| j.start).collect();
     let driver = jobs::Jobs::new(drivers, starts);
     let (outcome, driver) = if model.model == Model::Flow {
-        flow::simulate_driver(topo, model, driver, &rank_node, seed, None)?
+        flow::simulate_driver(topo, model, driver, &rank_node, None)?
     } else {
         let paths = model.routing.build(topo)?;
         engine::Engine::new(topo, model, paths, driver, &rank_node, seed).run()?

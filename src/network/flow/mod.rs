@@ -20,7 +20,8 @@
 //! (link, fraction) pairs; the flit model's adaptive choice of the output with most credits spreads a
 //! message's packets over the candidates the same way on average. Escape channels (Duato) are used
 //! only where a switch offers nothing else. Families that break ties at random per packet (a torus's
-//! half-way destinations) get one salt per (source, destination) pair from the run's seed. Only the
+//! half-way destinations, one salt bit per dimension) are split too: half the flow goes as salt 0
+//! routes it and half as salt 2^32 - 1, i.e. half each way round a half-way ring. Only the
 //! topology's own routing is replayed (`routing = "minimal"`): Valiant, UGAL and LBR choose per packet
 //! from queue occupancy, which flows do not have.
 //!
@@ -105,7 +106,7 @@ impl std::str::FromStr for Model {
 }
 
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing
-/// progress into `progress` if given. Public so that tests and tools can drive it with their own
+/// progress into `progress` if given. It draws no random numbers, so it takes no seed. Public so that tests and tools can drive it with their own
 /// [`Driver`]; [`super::simulate`] and [`super::simulate_jobs`] call it when `model.model` is
 /// [`Model::Flow`]. Returns the outcome and the driver (for its statistics).
 pub fn simulate_driver<D: Driver>(
@@ -113,7 +114,6 @@ pub fn simulate_driver<D: Driver>(
     model: &NetworkModel,
     driver: D,
     rank_node: &[u32],
-    seed: u64,
     progress: Option<&Progress>,
 ) -> Result<(Outcome, D)> {
     model.validate(topo)?;
@@ -124,6 +124,6 @@ pub fn simulate_driver<D: Driver>(
             topo.nodes()
         )));
     }
-    let routes = routes::Routes::new(topo, model, rank_node.len() as u32, seed);
+    let routes = routes::Routes::new(topo, model, rank_node.len() as u32);
     replay::Replay::new(topo, model, routes, driver, rank_node, progress).run()
 }

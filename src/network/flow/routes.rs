@@ -52,7 +52,6 @@ pub(super) struct Routes<'a> {
     /// Head latency of each link id.
     link_latency: Vec<u64>,
     vcs: u32,
-    salt_key: u64,
     routes: Vec<Route>,
     free: Vec<u32>,
     /// Route id per (source rank, destination rank), when ranks <= [`CACHE_RANKS`].
@@ -64,6 +63,7 @@ pub(super) struct Routes<'a> {
     link_share: Vec<f64>,
     link_touched: Vec<u32>,
     choices: Vec<RouteChoice>,
+    choices_high: Vec<RouteChoice>,
     frontier: Vec<State>,
     next: Vec<State>,
 }
@@ -71,7 +71,7 @@ pub(super) struct Routes<'a> {
 impl<'a> Routes<'a> {
     /// Flattens the wiring into link ids and latencies under `model`'s timing (see the module doc of
     /// [`super`]).
-    pub(super) fn new(topo: &'a dyn Topology, model: &NetworkModel, ranks: u32, seed: u64) -> Self {
+    pub(super) fn new(topo: &'a dyn Topology, model: &NetworkModel, ranks: u32) -> Self {
         let switches = topo.switches();
         let mut port_start = Vec::with_capacity(switches as usize + 1);
         port_start.push(0u32);
@@ -109,7 +109,6 @@ impl<'a> Routes<'a> {
             ports,
             link_latency,
             vcs,
-            salt_key: crate::rng::mix64(seed ^ 0xF10F_F10F_F10F_F10F),
             routes: Vec::new(),
             free: Vec::new(),
             cache,
@@ -119,6 +118,7 @@ impl<'a> Routes<'a> {
             link_share: vec![0.0; (ports + topo.nodes()) as usize],
             link_touched: Vec::new(),
             choices: Vec::new(),
+            choices_high: Vec::new(),
             frontier: Vec::new(),
             next: Vec::new(),
         }
@@ -200,8 +200,6 @@ impl<'a> Routes<'a> {
     /// Walks the routing function from node `src` to node `dst` into `out`.
     fn walk(&mut self, src: u32, dst: u32, out: &mut Route) -> Result<()> {
         let topo = self.topo;
-        let salt =
-            crate::rng::mix64(self.salt_key ^ (u64::from(src) << 32 | u64::from(dst))) as u32;
         out.links.clear();
         out.latency = 0;
         out.hops = u32::MAX;
@@ -219,96 +217,42 @@ impl<'a> Routes<'a> {
         let limit = 4 * topo.switches() + 8;
         let mut depth = 1u32;
         let mut result = Ok(());
-        'walk: while !self.frontier.is_empty() {
+        while !self.frontier.is_empty() && result.is_ok() {
             depth += 1;
             if depth > limit {
                 result = Err(format!("the route from node {src} to node {dst} loops"));
                 break;
             }
             self.next.clear();
+            let (mut low, mut high) = (
+                std::mem::take(&mut self.choices),
+                std::mem::take(&mut self.choices_high),
+            );
             for i in 0..self.frontier.len() {
                 let st = self.frontier[i];
-                self.choices.clear();
-                topo.route_salted(st.switch, st.port, st.vc, dst, salt, &mut self.choices);
-                let plain = self.choices.iter().filter(|c| !c.escape).count();
-                let (count, escape) = if plain > 0 {
-                    (plain, false)
+                // Per-packet random tie-breaks (a torus's half-way rings, one salt bit per
+                // dimension) are split evenly: half the flow as salt 0 routes it, half as salt !0.
+                low.clear();
+                topo.route_salted(st.switch, st.port, st.vc, dst, 0, &mut low);
+                high.clear();
+                topo.route_salted(st.switch, st.port, st.vc, dst, u32::MAX, &mut high);
+                result = if low == high {
+                    self.expand(st, &low, st.share, dst, depth, out)
                 } else {
-                    (self.choices.len(), true)
+                    self.expand(st, &low, st.share / 2.0, dst, depth, out)
+                        .and_then(|()| self.expand(st, &high, st.share / 2.0, dst, depth, out))
                 };
-                if count == 0 {
-                    result = Err(format!(
-                        "switch {} offers no route towards node {dst}",
-                        st.switch
-                    ));
-                    break 'walk;
-                }
-                let share = st.share / count as f64;
-                for c in 0..self.choices.len() {
-                    let choice = self.choices[c];
-                    if choice.escape != escape {
-                        continue;
-                    }
-                    let gp = self.port_start[st.switch as usize] + choice.port;
-                    self.add_share(gp, share);
-                    let latency = st.latency + self.link_latency[gp as usize];
-                    match topo.neighbour(st.switch, choice.port) {
-                        Endpoint::Node(n) if n == dst => {
-                            out.latency = out.latency.max(latency);
-                            out.hops = out.hops.min(depth);
-                        }
-                        Endpoint::Node(n) => {
-                            result = Err(format!("the route towards node {dst} ends at node {n}"));
-                            break 'walk;
-                        }
-                        Endpoint::Unplugged => {
-                            result = Err(format!(
-                                "switch {} routes to its unplugged port {}",
-                                st.switch, choice.port
-                            ));
-                            break 'walk;
-                        }
-                        Endpoint::Switch { switch, port } if choice.vc < self.vcs => {
-                            let key = ((self.port_start[switch as usize] + port) * self.vcs
-                                + choice.vc) as usize;
-                            match self.state_index[key] {
-                                NONE => {
-                                    self.state_index[key] = self.next.len() as u32;
-                                    self.next.push(State {
-                                        switch,
-                                        port,
-                                        vc: choice.vc,
-                                        share,
-                                        latency,
-                                    });
-                                }
-                                j => {
-                                    let s = &mut self.next[j as usize];
-                                    s.share += share;
-                                    s.latency = s.latency.max(latency);
-                                }
-                            }
-                        }
-                        Endpoint::Switch { .. } => {
-                            result = Err(format!(
-                                "switch {} offers virtual channel {} of {}",
-                                st.switch, choice.vc, self.vcs
-                            ));
-                            break 'walk;
-                        }
-                    }
+                if result.is_err() {
+                    break;
                 }
             }
+            (self.choices, self.choices_high) = (low, high);
             for s in &self.next {
                 let key =
                     ((self.port_start[s.switch as usize] + s.port) * self.vcs + s.vc) as usize;
                 self.state_index[key] = NONE;
             }
             std::mem::swap(&mut self.frontier, &mut self.next);
-        }
-        for s in self.frontier.iter().chain(&self.next) {
-            let key = ((self.port_start[s.switch as usize] + s.port) * self.vcs + s.vc) as usize;
-            self.state_index[key] = NONE;
         }
         for &l in &self.link_touched {
             out.links
@@ -321,6 +265,80 @@ impl<'a> Routes<'a> {
                 topo.spec()
             ))
         })
+    }
+
+    /// Sends `share` of the flow at state `st` evenly over `choices` (escape choices only when there
+    /// is nothing else): onto their links, into the next frontier, or to the destination.
+    fn expand(
+        &mut self,
+        st: State,
+        choices: &[RouteChoice],
+        share: f64,
+        dst: u32,
+        depth: u32,
+        out: &mut Route,
+    ) -> std::result::Result<(), String> {
+        let plain = choices.iter().filter(|c| !c.escape).count();
+        let (count, escape) = if plain > 0 {
+            (plain, false)
+        } else {
+            (choices.len(), true)
+        };
+        if count == 0 {
+            return Err(format!(
+                "switch {} offers no route towards node {dst}",
+                st.switch
+            ));
+        }
+        let share = share / count as f64;
+        for choice in choices.iter().filter(|c| c.escape == escape) {
+            let gp = self.port_start[st.switch as usize] + choice.port;
+            self.add_share(gp, share);
+            let latency = st.latency + self.link_latency[gp as usize];
+            match self.topo.neighbour(st.switch, choice.port) {
+                Endpoint::Node(n) if n == dst => {
+                    out.latency = out.latency.max(latency);
+                    out.hops = out.hops.min(depth);
+                }
+                Endpoint::Node(n) => {
+                    return Err(format!("the route towards node {dst} ends at node {n}"));
+                }
+                Endpoint::Unplugged => {
+                    return Err(format!(
+                        "switch {} routes to its unplugged port {}",
+                        st.switch, choice.port
+                    ));
+                }
+                Endpoint::Switch { .. } if choice.vc >= self.vcs => {
+                    return Err(format!(
+                        "switch {} offers virtual channel {} of {}",
+                        st.switch, choice.vc, self.vcs
+                    ));
+                }
+                Endpoint::Switch { switch, port } => {
+                    let key =
+                        ((self.port_start[switch as usize] + port) * self.vcs + choice.vc) as usize;
+                    match self.state_index[key] {
+                        NONE => {
+                            self.state_index[key] = self.next.len() as u32;
+                            self.next.push(State {
+                                switch,
+                                port,
+                                vc: choice.vc,
+                                share,
+                                latency,
+                            });
+                        }
+                        j => {
+                            let s = &mut self.next[j as usize];
+                            s.share += share;
+                            s.latency = s.latency.max(latency);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     #[inline]
@@ -369,7 +387,7 @@ mod tests {
     fn shares(topo: &str, src: u32, dst: u32) -> (Vec<(u32, f64)>, u64, u32, u32) {
         let topo = crate::topology::build(topo).unwrap();
         let model = NetworkModel::default();
-        let mut routes = Routes::new(topo.as_ref(), &model, 2, 1);
+        let mut routes = Routes::new(topo.as_ref(), &model, 2);
         let id = routes.route(0, 1, src, dst).unwrap();
         let r = routes.get(id).clone();
         (r.links, r.latency, r.hops, routes.ports)
@@ -402,16 +420,29 @@ mod tests {
         assert_eq!((links.len(), latency, hops), (2, 2, 2));
     }
 
+    /// A torus destination half-way round a ring: half the flow goes each way.
+    #[test]
+    fn half_way_ring_ties_are_split_both_ways() {
+        let (links, latency, hops, ports) = shares("torus:k=4,n=1", 0, 2);
+        // injection, 0>1 and 1>2 (1/2 each), 0>3 and 3>2 (1/2 each), ejection.
+        assert_eq!(links.len(), 6, "{links:?}");
+        assert_eq!(links[0], (ports, 1.0));
+        assert_eq!(links.iter().filter(|l| l.1 == 0.5).count(), 4);
+        assert_eq!((latency, hops), (4, 4));
+        let (links, ..) = shares("torus:k=4,n=1", 0, 1);
+        assert!(links.iter().all(|l| l.1 == 1.0), "not a tie: one way");
+    }
+
     /// Cached routes are shared; routes past the cache are released and their slots reused.
     #[test]
     fn routes_are_cached_per_rank_pair() {
         let topo = crate::topology::build("torus:k=4,n=2").unwrap();
-        let mut routes = Routes::new(topo.as_ref(), &NetworkModel::default(), 4, 7);
+        let mut routes = Routes::new(topo.as_ref(), &NetworkModel::default(), 4);
         let a = routes.route(0, 3, 0, 10).unwrap();
         assert_eq!(routes.route(0, 3, 0, 10).unwrap(), a);
         let b = routes.route(1, 2, 5, 6).unwrap();
         assert_ne!(a, b);
-        let mut big = Routes::new(topo.as_ref(), &NetworkModel::default(), CACHE_RANKS + 1, 7);
+        let mut big = Routes::new(topo.as_ref(), &NetworkModel::default(), CACHE_RANKS + 1);
         let c = big.route(0, 3, 0, 10).unwrap();
         big.release(c);
         assert_eq!(big.route(1, 2, 5, 6).unwrap(), c, "the slot is reused");
