@@ -19,8 +19,9 @@ const DONE_PHITS: f64 = 1e-9;
 enum Event {
     /// A rank (or job) asked to be woken (`Step::Sleep`).
     Wake(u32),
-    /// The flow of a message sends its last phit, if its rate has not changed since (`version`).
-    Finish(u32, u32),
+    /// The flow of a message may have sent its last phit: acted on if it is the message's pending
+    /// finish event (its activation `generation` and cycle match), else stale.
+    Finish(u32, u64),
     /// A message's last phit is consumed by its destination.
     Deliver(u32),
 }
@@ -41,10 +42,19 @@ struct Message {
     remaining: f64,
     rate: f64,
     updated_at: u64,
-    /// Bumped whenever its finish cycle changes, so stale `Finish` events are recognised.
-    version: u32,
+    /// Which activation of a message slot this is (a run-wide counter), so events of an earlier
+    /// message in a reused slot are recognised as stale.
+    generation: u64,
+    /// Cycle at which the flow sends its last phit at its current rate.
+    finish_at: u64,
+    /// Cycle of its pending `Finish` event ([`u64::MAX`]: none). Only an earlier finish pushes a new
+    /// event; a later one is rescheduled when the pending event fires, so the queue holds about one
+    /// event per flow however often rates change.
+    queued_at: u64,
     /// Epoch of the last component search that reached it.
     stamp: u32,
+    /// Its index in the component being solved.
+    slot: u32,
 }
 
 /// All state of a flow-model run, in flat vectors indexed by message and link ids.
@@ -66,11 +76,16 @@ pub(super) struct Replay<'a, D: Driver> {
     link_phits: Vec<f64>,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
+    /// Activations so far (see `Message::generation`).
+    generations: u64,
     now: u64,
     /// Last cycle with an event that counted (a wake-up, a flow's end, a delivery).
     active_at: u64,
-    /// Flows whose rates must be recomputed this cycle (new ones, and neighbours of ended ones).
+    /// Flows whose rates must be recomputed this cycle (new ones; see `freed_links` for the others).
     seeds: Vec<u32>,
+    /// Links flows left this cycle (each once): their remaining flows are re-solved too.
+    freed_links: Vec<u32>,
+    link_freed: Vec<bool>,
     component: Vec<u32>,
     epoch: u32,
     rates: Vec<f64>,
@@ -111,9 +126,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             link_phits: vec![0.0; links],
             events: BinaryHeap::new(),
             seq: 0,
+            generations: 0,
             now: 0,
             active_at: 0,
             seeds: Vec::new(),
+            freed_links: Vec::new(),
+            link_freed: vec![false; links],
             component: Vec::new(),
             epoch: 0,
             rates: Vec::new(),
@@ -164,9 +182,16 @@ impl<'a, D: Driver> Replay<'a, D> {
                         self.driver.wake(cycle, who, &mut steps);
                         self.apply(&mut steps);
                     }
-                    Event::Finish(m, version) => {
-                        let msg = &self.msgs[m as usize];
-                        if !msg.active || msg.version != version {
+                    Event::Finish(m, generation) => {
+                        let msg = &mut self.msgs[m as usize];
+                        if !msg.active || msg.generation != generation || msg.queued_at != cycle {
+                            continue;
+                        }
+                        if msg.finish_at > cycle {
+                            // Its rate fell since: the end moved later.
+                            msg.queued_at = msg.finish_at;
+                            let at = msg.finish_at;
+                            self.schedule(at, Event::Finish(m, generation));
                             continue;
                         }
                         self.finish(m);
@@ -275,8 +300,11 @@ impl<'a, D: Driver> Replay<'a, D> {
             remaining: 0.0,
             rate: 0.0,
             updated_at: self.now,
-            version: 0,
+            generation: 0,
+            finish_at: u64::MAX,
+            queued_at: u64::MAX,
             stamp: 0,
+            slot: 0,
         };
         let id = match self.free_msgs.pop() {
             Some(id) => {
@@ -305,7 +333,10 @@ impl<'a, D: Driver> Replay<'a, D> {
         msg.remaining = msg.phits as f64;
         msg.rate = 0.0;
         msg.updated_at = self.now;
-        msg.version = msg.version.wrapping_add(1);
+        self.generations += 1;
+        msg.generation = self.generations;
+        msg.finish_at = u64::MAX;
+        msg.queued_at = u64::MAX;
         for &(l, _) in &self.routes.get(msg.route).links {
             self.link_flows[l as usize].push(m);
         }
@@ -326,7 +357,9 @@ impl<'a, D: Driver> Replay<'a, D> {
             if let Some(i) = flows.iter().position(|&f| f == m) {
                 flows.swap_remove(i);
             }
-            self.seeds.extend_from_slice(flows);
+            if !std::mem::replace(&mut self.link_freed[l as usize], true) {
+                self.freed_links.push(l);
+            }
             self.link_phits[l as usize] += phits as f64 * w;
             self.phit_hops += phits as f64 * w;
         }
@@ -369,7 +402,7 @@ impl<'a, D: Driver> Replay<'a, D> {
     /// only), advancing their remaining phits to now first, and reschedules the flows whose rate
     /// changed.
     fn resolve(&mut self) {
-        if self.seeds.is_empty() {
+        if self.seeds.is_empty() && self.freed_links.is_empty() {
             return;
         }
         self.epoch = self.epoch.wrapping_add(1);
@@ -388,6 +421,21 @@ impl<'a, D: Driver> Replay<'a, D> {
             }
         }
         self.seeds.clear();
+        for &l in &self.freed_links {
+            self.link_freed[l as usize] = false;
+            if self.link_stamp[l as usize] == epoch {
+                continue;
+            }
+            self.link_stamp[l as usize] = epoch;
+            for &f in &self.link_flows[l as usize] {
+                let msg = &mut self.msgs[f as usize];
+                if msg.stamp != epoch {
+                    msg.stamp = epoch;
+                    self.component.push(f);
+                }
+            }
+        }
+        self.freed_links.clear();
         let mut i = 0;
         while i < self.component.len() {
             let route = self.msgs[self.component[i] as usize].route;
@@ -406,10 +454,21 @@ impl<'a, D: Driver> Replay<'a, D> {
             }
             i += 1;
         }
-        let (routes, msgs, component) = (&self.routes, &self.msgs, &self.component);
+        for (i, &m) in self.component.iter().enumerate() {
+            self.msgs[m as usize].slot = i as u32;
+        }
+        let (routes, msgs, component, link_flows) =
+            (&self.routes, &self.msgs, &self.component, &self.link_flows);
         self.solver.solve(
             component.len(),
             |i| &routes.get(msgs[component[i] as usize].route).links,
+            |l, out| {
+                out.extend(
+                    link_flows[l as usize]
+                        .iter()
+                        .map(|&f| msgs[f as usize].slot as usize),
+                )
+            },
             &mut self.rates,
         );
         for i in 0..self.component.len() {
@@ -423,21 +482,27 @@ impl<'a, D: Driver> Replay<'a, D> {
                 continue; // same rate: its scheduled end still holds
             }
             msg.rate = rate;
-            msg.version = msg.version.wrapping_add(1);
-            let (remaining, version) = (msg.remaining, msg.version);
+            let (remaining, generation) = (msg.remaining, msg.generation);
             let cycles = cycles_to_send(remaining, rate);
             let at = cycles.and_then(|c| {
                 self.later(c, || {
                     format!("a flow of {remaining:.0} phits at rate {rate:e}")
                 })
             });
-            if let Some(at) = at {
-                self.schedule(at, Event::Finish(m, version));
-            } else if cycles.is_none() && self.error.is_none() {
-                self.error = Some(Error::Invalid(format!(
-                    "a flow of {remaining:.0} phits at rate {rate:e} phits/cycle would end past \
-                     {MAX_CYCLE} cycles"
-                )));
+            let Some(at) = at else {
+                if cycles.is_none() && self.error.is_none() {
+                    self.error = Some(Error::Invalid(format!(
+                        "a flow of {remaining:.0} phits at rate {rate:e} phits/cycle would end past \
+                         {MAX_CYCLE} cycles"
+                    )));
+                }
+                continue;
+            };
+            let msg = &mut self.msgs[m as usize];
+            msg.finish_at = at;
+            if at < msg.queued_at {
+                msg.queued_at = at;
+                self.schedule(at, Event::Finish(m, generation));
             }
         }
     }

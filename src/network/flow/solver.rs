@@ -6,7 +6,8 @@
 //! t_l = (capacity left on l) / (sum of the weights of the unfrozen flows crossing l). The flows
 //! crossing a link whose t_l is the minimum are frozen at that rate and their use is taken off every
 //! link they cross; the rest go on growing. Each round freezes at least one flow, so a set of F flows
-//! takes at most F rounds of O(links + path entries) each.
+//! over K links takes at most F rounds of O(K), plus O(path entries) in all: a round finds the flows
+//! of its saturated links through the caller's link-to-flows lists, not by scanning every path.
 
 /// Weights below this are float residue of flows already frozen, not a flow crossing the link.
 const NO_WEIGHT: f64 = 1e-9;
@@ -25,6 +26,7 @@ pub(super) struct Solver {
     touched: Vec<u32>,
     frozen: Vec<bool>,
     freeze: Vec<usize>,
+    crossing: Vec<usize>,
 }
 
 impl Solver {
@@ -40,16 +42,20 @@ impl Solver {
             touched: Vec::new(),
             frozen: Vec::new(),
             freeze: Vec::new(),
+            crossing: Vec::new(),
         }
     }
 
     /// Max-min fair rates of `n` flows, flow i crossing the (link, weight) pairs `path(i)`, into
-    /// `rates[i]`. The flows given must be closed under link sharing (a connected component or a union
-    /// of components of the flows alive): a flow left out that shares a link would not be seen.
+    /// `rates[i]`; `on_link(l, out)` appends the indices of the flows crossing link l (so a round
+    /// freezes the flows of its saturated links without scanning every path). The flows given must be
+    /// closed under link sharing (a connected component or a union of components of the flows
+    /// alive): a flow left out that shares a link would not be seen.
     pub(super) fn solve<'p>(
         &mut self,
         n: usize,
         path: impl Fn(usize) -> &'p [(u32, f64)],
+        on_link: impl Fn(u32, &mut Vec<usize>),
         rates: &mut Vec<f64>,
     ) {
         self.epoch = self.epoch.wrapping_add(1);
@@ -90,15 +96,18 @@ impl Solver {
             }
             let limit = level * (1.0 + SAME_LEVEL) + f64::MIN_POSITIVE;
             self.freeze.clear();
-            for i in 0..n {
-                if !self.frozen[i]
-                    && path(i).iter().any(|&(l, _)| {
-                        let l = l as usize;
-                        self.weight[l] > NO_WEIGHT
-                            && self.left[l].max(0.0) / self.weight[l] <= limit
-                    })
-                {
-                    self.freeze.push(i);
+            for &l in &self.touched {
+                let w = self.weight[l as usize];
+                if w > NO_WEIGHT && self.left[l as usize].max(0.0) / w <= limit {
+                    self.crossing.clear();
+                    on_link(l, &mut self.crossing);
+                    for &i in &self.crossing {
+                        if !self.frozen[i] {
+                            // Marked now so it is listed once; its use is taken off below.
+                            self.frozen[i] = true;
+                            self.freeze.push(i);
+                        }
+                    }
                 }
             }
             if self.freeze.is_empty() {
@@ -126,7 +135,10 @@ mod tests {
     fn solve(capacity: &[f64], paths: &[Vec<(u32, f64)>]) -> Vec<f64> {
         let mut s = Solver::with_capacities(capacity.to_vec());
         let mut rates = Vec::new();
-        s.solve(paths.len(), |i| &paths[i], &mut rates);
+        let on_link = |l: u32, out: &mut Vec<usize>| {
+            out.extend((0..paths.len()).filter(|&i| paths[i].iter().any(|&(m, _)| m == l)));
+        };
+        s.solve(paths.len(), |i| &paths[i], on_link, &mut rates);
         rates
     }
 
