@@ -58,6 +58,10 @@ enum Command {
         /// (overrides `[network] routing`).
         #[arg(long, value_parser = parse_routing)]
         routing: Option<Routing>,
+        /// Network model: flit (default; packets, phit-exact) or flow (max-min fair flows, fast for
+        /// large messages, approximate under contention). Overrides `[network] model`.
+        #[arg(long, value_parser = parse_model)]
+        model: Option<crate::network::Model>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -251,6 +255,10 @@ fn parse_routing(text: &str) -> std::result::Result<Routing, String> {
     Routing::parse(text).map_err(|e| e.to_string())
 }
 
+fn parse_model(text: &str) -> std::result::Result<crate::network::Model, String> {
+    text.parse().map_err(|e: crate::error::Error| e.to_string())
+}
+
 /// A comma-separated list of routing specs, whose own parameters are comma-separated too: a piece
 /// that is only `key=value` continues the spec before it (`minimal,lbr:period=8,valiant=2,ugal`).
 fn parse_routings(text: &str) -> Result<Vec<Routing>> {
@@ -323,6 +331,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             placement,
             seed,
             routing,
+            model,
             json,
             out,
             max_memory,
@@ -338,6 +347,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             };
             if let Some(routing) = routing {
                 cfg.network.routing = routing;
+            }
+            if let Some(model) = model {
+                cfg.network.model = model;
             }
             cfg.topology = topology.or(cfg.topology);
             cfg.workload = workload.or(cfg.workload);

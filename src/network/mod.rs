@@ -6,6 +6,7 @@
 
 pub mod driver;
 mod engine;
+pub mod flow;
 mod instrumented;
 mod jobs;
 pub mod load_bins;
@@ -18,6 +19,7 @@ mod wheel;
 
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
+pub use flow::Model;
 pub use instrumented::{Instruments, simulate_instrumented};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
@@ -85,6 +87,11 @@ pub struct NetworkModel {
     /// at a time (FSIN interleaves VCs phit by phit; the throughput is the same). Not with bubble flow
     /// control, whose rings must not be entered sideways.
     pub virtual_channels: u32,
+    /// Which engine replays the traffic: `flit` (default, the packet engine above) or `flow` (max-min
+    /// fair flows, [`flow`]). Left out of serialised configs when `flit`, so the hashes of campaign
+    /// configs written before the key existed do not change.
+    #[serde(default, skip_serializing_if = "Model::is_flit")]
+    pub model: Model,
 }
 
 /// How a channel chooses among the buffers that bid for it in the same cycle.
@@ -126,6 +133,7 @@ impl Default for NetworkModel {
             arbitration: Arbitration::Random,
             loser_retry: LoserRetry::NextCycle,
             virtual_channels: 1,
+            model: Model::Flit,
         }
     }
 }
@@ -184,6 +192,7 @@ struct NetworkConfig {
     arbitration: Option<Arbitration>,
     loser_retry: Option<LoserRetry>,
     virtual_channels: Option<u32>,
+    model: Option<Model>,
 }
 
 impl TryFrom<NetworkConfig> for NetworkModel {
@@ -220,6 +229,9 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         }
         if let Some(v) = c.loser_retry {
             m.loser_retry = v;
+        }
+        if let Some(model) = c.model {
+            m.model = model;
         }
         Ok(m)
     }
@@ -374,6 +386,16 @@ impl NetworkModel {
             "virtual_channels",
             "must be 1..=16",
         )?;
+        check(
+            self.model == Model::Flit || self.routing == Routing::minimal(),
+            "model",
+            &format!(
+                "must be `flit` with routing `{}`: the flow model replays the topology's own \
+                 routing function only (routing = \"minimal\"), as the other algorithms choose \
+                 paths per packet from queue occupancy",
+                self.routing
+            ),
+        )?;
         for (key, value) in [
             ("allocation_delay", self.allocation_delay),
             ("credit_delay", self.credit_delay),
@@ -416,6 +438,11 @@ pub fn simulate_observed(
         )));
     }
     let ranks = crate::mpi::runtime::Ranks::new(program);
+    if model.model == Model::Flow {
+        let (mut outcome, ranks) = flow::simulate_driver(topo, model, ranks, rank_node, progress)?;
+        outcome.attach_mpi(ranks.stats());
+        return Ok(outcome);
+    }
     let paths = model.routing.build(topo)?;
     let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
         .observed(progress)
@@ -503,17 +530,15 @@ pub fn simulate_jobs_observed(
         .map(|j| crate::mpi::runtime::Ranks::new(j.program))
         .collect();
     let starts = jobs.iter().map(|j| j.start).collect();
-    let paths = model.routing.build(topo)?;
-    let (outcome, driver) = engine::Engine::new(
-        topo,
-        model,
-        paths,
-        jobs::Jobs::new(drivers, starts),
-        &rank_node,
-        seed,
-    )
-    .observed(progress)
-    .run()?;
+    let driver = jobs::Jobs::new(drivers, starts);
+    let (outcome, driver) = if model.model == Model::Flow {
+        flow::simulate_driver(topo, model, driver, &rank_node, progress)?
+    } else {
+        let paths = model.routing.build(topo)?;
+        engine::Engine::new(topo, model, paths, driver, &rank_node, seed)
+            .observed(progress)
+            .run()?
+    };
     let completed = driver
         .completed_at
         .iter()
@@ -564,6 +589,13 @@ pub fn simulate_open_loop(
 ) -> Result<LoadPoint> {
     model.validate(topo)?;
     params.validate()?;
+    if model.model == Model::Flow {
+        return Err(Error::Invalid(
+            "load-latency curves need the flit model (`model = \"flit\"`): open-loop packets of one \
+             packet each have no flow-level meaning"
+                .into(),
+        ));
+    }
     let nodes = topo.nodes();
     let identity: Vec<u32> = (0..nodes).collect();
     let sources = open_loop::OpenLoop::new(

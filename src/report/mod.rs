@@ -144,6 +144,9 @@ pub fn run_text(r: &RunReport) -> String {
     let _ = writeln!(t, "topology             {} ({} nodes)", r.topology, r.nodes);
     let _ = writeln!(t, "workload             {}", r.workload);
     let _ = writeln!(t, "placement            {} (seed {})", r.placement, r.seed);
+    if r.network.model == crate::network::Model::Flow {
+        let _ = writeln!(t, "network model        flow (max-min fair flows)");
+    }
     let _ = writeln!(t, "completion_cycles    {}", o.completion_cycles);
     let _ = writeln!(t, "messages             {}", o.messages);
     let _ = writeln!(t, "packets              {}", o.packets);

@@ -1,0 +1,102 @@
+//! Flow model against flit model: wall time of the same replay under both (`[network] model`).
+//!
+//! `cargo bench --bench flow` runs the default cases: large-message workloads on 64- and 4096-node
+//! fat trees, and SimGrid's 32-rank example (`ti_traces_32_1`, 6.9 GB of messages: two alltoallv
+//! rounds of about 3.3 MB per pair) on a 4,3-fat-tree with the flow model, timing the trace reading
+//! (with and without the bincode cache) apart from the simulation. The flit model is run only where
+//! it takes seconds; `cargo bench --bench flow -- flit` adds it for the trace (about two to four
+//! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models.
+
+use netreplay::network::{Model, NetworkModel, simulate};
+use netreplay::workload::Program;
+use netreplay::{placement, topology, workload};
+use std::time::Instant;
+
+const TI_TRACE: &str = "/work/shared/traces/simgrid-ti/ti_traces_32_1/smpi_replay.txt";
+
+fn build(spec: &str, ranks: Option<u32>, nodes: u32) -> (Program, f64) {
+    let start = Instant::now();
+    let wl = workload::build(spec).expect("workload");
+    let ranks = wl.ranks.or(wl.generator.ranks()).or(ranks).unwrap_or(nodes);
+    let program = wl.generator.generate(ranks).expect("program");
+    (program, start.elapsed().as_secs_f64())
+}
+
+fn replay(topo_spec: &str, program: &Program, model: Model) -> (u64, f64) {
+    let topo = topology::build(topo_spec).expect("topology");
+    let rank_node = placement::build("consecutive")
+        .unwrap()
+        .place(program.ranks(), topo.as_ref(), 1)
+        .expect("placement");
+    let network = NetworkModel {
+        model,
+        ..NetworkModel::default()
+    };
+    let start = Instant::now();
+    let o = simulate(topo.as_ref(), &network, program, &rank_node, 1).expect("simulation");
+    (o.completion_cycles, start.elapsed().as_secs_f64())
+}
+
+fn case(topo: &str, workload: &str, models: &[Model]) {
+    let nodes = topology::build(topo).expect("topology").nodes();
+    let (program, read) = build(workload, None, nodes);
+    let mut flit = None;
+    for &model in models {
+        let (cycles, wall) = replay(topo, &program, model);
+        let error = match (model, flit) {
+            (Model::Flow, Some(f)) => {
+                format!(
+                    ", {:+.1}% vs flit",
+                    (cycles as f64 - f as f64) / f as f64 * 100.0
+                )
+            }
+            _ => String::new(),
+        };
+        if model == Model::Flit {
+            flit = Some(cycles);
+        }
+        println!(
+            "{topo:<18} {workload:<26} {model}: {cycles:>14} cycles in {wall:8.3} s (program built in \
+             {read:.3} s){error}"
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let both = [Model::Flit, Model::Flow];
+    if args.len() >= 2 {
+        case(&args[0], &args[1], &both);
+        return;
+    }
+    case("fat-tree:k=4,n=3", "bu:size=100000", &both);
+    case("fat-tree:k=4,n=3", "3m:size=1000000", &both);
+    case("fat-tree:k=4,n=3", "wf:size=1000000", &both);
+    case("fat-tree:k=8,n=4", "bu:size=100000", &[Model::Flow]);
+    case("fat-tree:k=8,n=4", "3m:size=100000", &[Model::Flow]);
+    if !std::path::Path::new(TI_TRACE).exists() {
+        println!("{TI_TRACE} not found: the SimGrid case is skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("netreplay-flow-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("cache folder");
+    let cached = format!("trace:file={TI_TRACE},cache={}", dir.display());
+    let plain = format!("trace:file={TI_TRACE},cache=off");
+    let models: &[Model] = if args.iter().any(|a| a == "flit") {
+        &both
+    } else {
+        &[Model::Flow]
+    };
+    let (_, read_plain) = build(&plain, None, 64);
+    let (_, read_cold) = build(&cached, None, 64);
+    let (_, read_warm) = build(&cached, None, 64);
+    println!(
+        "SimGrid ti_traces_32_1: reading {read_plain:.3} s without cache, {read_cold:.3} s writing the \
+         cache, {read_warm:.3} s from it"
+    );
+    case("fat-tree:k=4,n=3", &plain, models);
+    let _ = std::fs::remove_dir_all(&dir);
+}

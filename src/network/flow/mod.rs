@@ -1,0 +1,129 @@
+//! The flow-level model: every message is a fluid flow along its route, and link bandwidth is shared
+//! max-min fairly among the flows crossing it.
+//!
+//! **What it implements.** Max-min fair sharing computed by *progressive filling* (Bertsekas and
+//! Gallager, *Data Networks*, 2nd ed., §6.5.2): all rates of a set of flows grow together until a link
+//! saturates; the flows crossing it are frozen at that rate; the others keep growing until every flow
+//! is frozen. It is the sharing SimGrid's network model solves with its linear max-min system (LMM,
+//! `src/kernel/lmm/maxmin.cpp`; Velho et al., "On the validity of flow-level TCP network models for
+//! grid and cloud simulations", ACM TOMACS 2013), here with SimGrid's "consumption weights" standing
+//! for the fraction of a flow that crosses a link (see routes below), without TCP's RTT-dependent
+//! weighting: every link carries 1 phit per cycle, like the flit model's links.
+//!
+//! **Links.** The flit model's channels: every switch output port (switch-to-switch and
+//! switch-to-node) and every node's injection link, each of capacity 1 phit per cycle.
+//!
+//! **Routes** ([`routes`]). From the source's switch the topology's routing function
+//! ([`crate::topology::Topology::route_salted`]) is walked to the destination, as the flit engine
+//! walks it per packet. Where it offers several candidate ports (adaptive routing: a tree's up ports,
+//! a mesh's productive dimensions) the flow is *split evenly* over them, so a route is a set of
+//! (link, fraction) pairs; the flit model's adaptive choice of the output with most credits spreads a
+//! message's packets over the candidates the same way on average. Escape channels (Duato) are used
+//! only where a switch offers nothing else. Families that break ties at random per packet (a torus's
+//! half-way destinations, one salt bit per dimension) are split too: half the flow goes as salt 0
+//! routes it and half as salt 2^32 - 1, i.e. half each way round a half-way ring. Only the
+//! topology's own routing is replayed (`routing = "minimal"`): Valiant, UGAL and LBR choose per packet
+//! from queue occupancy, which flows do not have.
+//!
+//! **Timing.** A message of `bytes` becomes P = ceil(bytes / packet bytes) packets (at least one), i.e.
+//! P × `packet_phits` phits, the flit model's padding included. Its flow holds its share of bandwidth
+//! from the cycle it starts until those phits have left the source at its max-min rate; it is
+//! delivered the route's head latency later (the flit model's per-link latency: 1 cycle plus
+//! `fly_time` per length unit, plus `max(routing_delay, allocation_delay)` entering a switch and one
+//! crossbar cycle per switch with output queues; the longest branch of a split route). Alone on a
+//! network with the default model a message over L links thus takes exactly L + 16P cycles, the flit
+//! model's zero-load time. A node injects its messages in program order, one at a time, as the flit
+//! model's injection queue does: only the front message of a node's queue is a flow.
+//!
+//! **Events.** Flow starts (a send), flow ends (its last phit left the source), deliveries and rank
+//! wake-ups, on integer cycles. Rates are recomputed once per cycle with changes, and only for the
+//! flows connected to a changed flow through shared links (its connected component); the other flows
+//! keep their rates. Remaining phits advance lazily (remaining -= rate × elapsed) when a flow's rate
+//! is recomputed. A flow's end is rounded up to a whole cycle, so a flow may hold bandwidth for less
+//! than one cycle longer than the fluid model says. Everything is deterministic: state is flat `Vec`s
+//! indexed by message and link ids, iterated in id or insertion order, and ties of the event queue are
+//! broken by insertion order.
+//!
+//! **What it does not model** (why its error against the flit model grows with contention at small
+//! messages): packets, buffers and credits. A flow's bandwidth is shared perfectly and instantly, so
+//! head-of-line blocking in input queues, backpressure through full buffers, arbitration losses and
+//! the pipelining of a message's packets behind another's head are absent; see the README's "Flow
+//! model" section and `results/flow-vs-flit/` for the measured error.
+
+mod replay;
+mod routes;
+mod solver;
+
+use super::driver::Driver;
+use super::{NetworkModel, Outcome, Progress};
+use crate::error::{Error, Result};
+use crate::topology::Topology;
+use serde::{Deserialize, Serialize};
+
+/// Which engine replays the traffic (`[network] model`, `--model`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// The packet-granular, phit-exact virtual cut-through engine (the default).
+    #[default]
+    Flit,
+    /// Max-min fair flows: far faster for large messages, approximate under contention.
+    Flow,
+}
+
+impl Model {
+    /// True for the default model (configs leave it out when serialised).
+    pub fn is_flit(&self) -> bool {
+        *self == Model::Flit
+    }
+
+    /// The name configs and the command line use.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Model::Flit => "flit",
+            Model::Flow => "flow",
+        }
+    }
+}
+
+impl std::fmt::Display for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Model {
+    type Err = Error;
+    fn from_str(text: &str) -> Result<Model> {
+        match text.trim() {
+            "flit" => Ok(Model::Flit),
+            "flow" => Ok(Model::Flow),
+            other => Err(Error::Invalid(format!(
+                "unknown network model `{other}`; models: flit, flow"
+            ))),
+        }
+    }
+}
+
+/// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing
+/// progress into `progress` if given. It draws no random numbers, so it takes no seed. Public so that tests and tools can drive it with their own
+/// [`Driver`]; [`super::simulate`] and [`super::simulate_jobs`] call it when `model.model` is
+/// [`Model::Flow`]. Returns the outcome and the driver (for its statistics).
+pub fn simulate_driver<D: Driver>(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    driver: D,
+    rank_node: &[u32],
+    progress: Option<&Progress>,
+) -> Result<(Outcome, D)> {
+    model.validate(topo)?;
+    if let Some(&n) = rank_node.iter().find(|&&n| n >= topo.nodes()) {
+        return Err(Error::Invalid(format!(
+            "placement puts a rank on node {n}, but `{}` has {} nodes",
+            topo.spec(),
+            topo.nodes()
+        )));
+    }
+    let routes = routes::Routes::new(topo, model, rank_node.len() as u32);
+    replay::Replay::new(topo, model, routes, driver, rank_node, progress).run()
+}
