@@ -43,15 +43,7 @@ pub fn simulate_instrumented<'a>(
     seed: u64,
     instruments: Instruments<'a>,
 ) -> Result<(Outcome, Option<CriticalPath>)> {
-    model.validate(topo)?;
-    program.validate()?;
-    if rank_node.len() != program.ranks() as usize {
-        return Err(Error::Invalid(format!(
-            "placement maps {} ranks but the workload has {}",
-            rank_node.len(),
-            program.ranks()
-        )));
-    }
+    super::check_inputs(topo, model, program, rank_node)?;
     let tracker = instruments
         .critical_path
         .then(|| Tracker::new(program.ranks(), model));

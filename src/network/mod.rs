@@ -419,15 +419,14 @@ pub fn simulate(
     simulate_observed(topo, model, program, rank_node, seed, None)
 }
 
-/// [`simulate`], publishing its progress into `progress` as it runs.
-pub fn simulate_observed(
+/// Checks a run's inputs before anything is built: the model on this topology, the program, and a
+/// placement that maps every rank.
+fn check_inputs(
     topo: &dyn Topology,
     model: &NetworkModel,
     program: &Program,
     rank_node: &[u32],
-    seed: u64,
-    progress: Option<&Progress>,
-) -> Result<Outcome> {
+) -> Result<()> {
     model.validate(topo)?;
     program.validate()?;
     if rank_node.len() != program.ranks() as usize {
@@ -437,6 +436,19 @@ pub fn simulate_observed(
             program.ranks()
         )));
     }
+    Ok(())
+}
+
+/// [`simulate`], publishing its progress into `progress` as it runs.
+pub fn simulate_observed(
+    topo: &dyn Topology,
+    model: &NetworkModel,
+    program: &Program,
+    rank_node: &[u32],
+    seed: u64,
+    progress: Option<&Progress>,
+) -> Result<Outcome> {
+    check_inputs(topo, model, program, rank_node)?;
     let ranks = crate::mpi::runtime::Ranks::new(program);
     if model.model == Model::Flow {
         let (mut outcome, ranks) = flow::simulate_driver(topo, model, ranks, rank_node, progress)?;

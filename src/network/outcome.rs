@@ -38,6 +38,15 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Counts a message issued at `issued_at` and consumed at `now` (the latest consumption so far):
+    /// the run's end and longest latency move; returns the message's latency for the mean.
+    pub(crate) fn message_consumed(&mut self, now: u64, issued_at: u64) -> u64 {
+        let latency = now - issued_at;
+        self.max_message_latency = self.max_message_latency.max(latency);
+        self.completion_cycles = now;
+        latency
+    }
+
     /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the
     /// rendezvous control messages are in `mpi.control_messages`, their packets still in `packets`).
     pub fn attach_mpi(&mut self, stats: crate::mpi::runtime::MpiStats) {

@@ -61,10 +61,8 @@ impl<D: Driver> Engine<'_, D> {
         let msg = *msg;
         self.free_msgs.push(id);
         self.messages_open -= 1;
-        let latency = self.now - msg.issued_at;
+        let latency = self.outcome.message_consumed(self.now, msg.issued_at);
         self.latency_sum += u128::from(latency);
-        self.outcome.max_message_latency = self.outcome.max_message_latency.max(latency);
-        self.outcome.completion_cycles = self.now;
         let consumed = Consumed {
             from: msg.src_rank,
             to: msg.dst_rank,

@@ -381,10 +381,8 @@ impl<'a, D: Driver> Replay<'a, D> {
         let msg = self.msgs[m as usize];
         self.outcome.phits_delivered += msg.phits;
         self.messages_open -= 1;
-        let latency = self.now - msg.issued_at;
+        let latency = self.outcome.message_consumed(self.now, msg.issued_at);
         self.latency_sum += u128::from(latency);
-        self.outcome.max_message_latency = self.outcome.max_message_latency.max(latency);
-        self.outcome.completion_cycles = self.now;
         let consumed = Consumed {
             from: msg.from,
             to: msg.to,
