@@ -3,6 +3,9 @@
 //! counted) takes L + 16P cycles from its first phit leaving the node to its last phit being consumed;
 //! routing delay R and fly time F add R per switch and F per link.
 
+mod common;
+
+use common::one_message;
 use netreplay::error::Error;
 use netreplay::network::{NetworkModel, Outcome, simulate};
 use netreplay::topology::{self, Endpoint, RouteChoice, Topology};
@@ -12,23 +15,6 @@ use netreplay::workload::{Op, Program};
 fn on_default_model(spec: &str, program: &Program, nodes: &[u32]) -> Result<Outcome, Error> {
     let topo = topology::build(spec).unwrap();
     simulate(topo.as_ref(), &NetworkModel::default(), program, nodes, 1)
-}
-
-/// One message of `bytes` from rank 0 to rank 1, placed on nodes `src` and `dst`.
-fn one_message(spec: &str, src: u32, dst: u32, bytes: u64, model: NetworkModel) -> Outcome {
-    let topo = topology::build(spec).unwrap();
-    let program = Program::from_fn(2, |r, ops| {
-        ops.push(if r == 0 {
-            Op::Send {
-                to: 1,
-                bytes,
-                tag: 0,
-            }
-        } else {
-            Op::Recv { from: 0, tag: 0 }
-        })
-    });
-    simulate(topo.as_ref(), &model, &program, &[src, dst], 1).unwrap()
 }
 
 #[test]

@@ -124,18 +124,7 @@ fn uniform_traffic_loads_both_directions_equally() {
 }
 
 fn dragonfly_point(pattern: &str, load: f64, routing: &str) -> netreplay::network::LoadPoint {
-    let t = topology::build("dragonfly:p=2,a=4,h=2").unwrap();
-    let dest = traffic::build(pattern).unwrap().bind(t.nodes(), 1).unwrap();
-    let model = NetworkModel {
-        routing: Routing::parse(routing).unwrap(),
-        ..NetworkModel::default()
-    };
-    let params = OpenLoopParams {
-        load,
-        measure_cycles: 5_000,
-        ..OpenLoopParams::default()
-    };
-    simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
+    common::routed_point("dragonfly:p=2,a=4,h=2", pattern, load, routing)
 }
 
 /// UGAL's minimal bias (Booksim's `adaptive_threshold`, 30 phits): under uniform traffic on the

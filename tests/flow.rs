@@ -2,6 +2,9 @@
 //! engine's, exact max-min shares on hand-made cases (completion cycles derived by hand), conservation,
 //! determinism, shared-machine runs and the deadlock report of an unmatched receive.
 
+mod common;
+
+use common::one_message;
 use netreplay::error::Error;
 use netreplay::network::driver::{Consumed, Driver, Step};
 use netreplay::network::{self, Job, Model, NetworkModel, Outcome, simulate, simulate_jobs};
@@ -13,23 +16,6 @@ fn flow() -> NetworkModel {
         model: Model::Flow,
         ..NetworkModel::default()
     }
-}
-
-/// One message of `bytes` from rank 0 on node `src` to rank 1 on node `dst`, under `model`.
-fn one_message(spec: &str, src: u32, dst: u32, bytes: u64, model: &NetworkModel) -> Outcome {
-    let topo = topology::build(spec).unwrap();
-    let program = Program::from_fn(2, |r, ops| {
-        ops.push(if r == 0 {
-            Op::Send {
-                to: 1,
-                bytes,
-                tag: 0,
-            }
-        } else {
-            Op::Recv { from: 0, tag: 0 }
-        })
-    });
-    simulate(topo.as_ref(), model, &program, &[src, dst], 1).unwrap()
 }
 
 /// Alone on an empty network a message takes the flit engine's L + 16P cycles (head latency plus
@@ -87,7 +73,7 @@ fn one_flow_alone_takes_the_flit_models_zero_load_time() {
     }
     // The contract's figure, by hand: 0 -> 63 crosses L = 6 links; 100 packets: 6 + 1600.
     assert_eq!(
-        one_message("fat-tree:k=4,n=3", 0, 63, 6400, &flow()).completion_cycles,
+        one_message("fat-tree:k=4,n=3", 0, 63, 6400, flow()).completion_cycles,
         6 + 1600
     );
 }

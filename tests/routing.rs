@@ -1,25 +1,11 @@
 //! Routing algorithms on top of the topologies' minimal routing: Valiant, UGAL and LBR (seed 003
 //! §III-C), checked against the classic dragonfly results and for deadlock freedom on every workload.
 
-use netreplay::network::{
-    LoadPoint, NetworkModel, OpenLoopParams, Routing, simulate, simulate_open_loop,
-};
-use netreplay::{topology, traffic, workload};
+mod common;
 
-fn point(topo: &str, pattern: &str, load: f64, routing: &str) -> LoadPoint {
-    let t = topology::build(topo).unwrap();
-    let dest = traffic::build(pattern).unwrap().bind(t.nodes(), 1).unwrap();
-    let model = NetworkModel {
-        routing: Routing::parse(routing).unwrap(),
-        ..NetworkModel::default()
-    };
-    let params = OpenLoopParams {
-        load,
-        measure_cycles: 5_000,
-        ..OpenLoopParams::default()
-    };
-    simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
-}
+use common::routed_point as point;
+use netreplay::network::{NetworkModel, Routing, simulate};
+use netreplay::{topology, workload};
 
 /// Dragonfly p=2, a=4, h=2 (9 groups of 8 nodes). Under next-group traffic every packet of a group
 /// needs the group's single global link to the next group: minimal routing saturates at 1/8 phit per

@@ -51,3 +51,53 @@ pub fn open_loop_point(
     };
     netreplay::network::simulate_open_loop(t.as_ref(), model, &dest, &params, seed).unwrap()
 }
+
+/// One open-loop point of `pattern` at `load` under the default model with `routing`, measured over a
+/// short 5,000-cycle window (the routing comparisons).
+pub fn routed_point(
+    spec: &str,
+    pattern: &str,
+    load: f64,
+    routing: &str,
+) -> netreplay::network::LoadPoint {
+    let t = netreplay::topology::build(spec).unwrap();
+    let dest = netreplay::traffic::build(pattern)
+        .unwrap()
+        .bind(t.nodes(), 1)
+        .unwrap();
+    let model = netreplay::network::NetworkModel {
+        routing: netreplay::network::Routing::parse(routing).unwrap(),
+        ..netreplay::network::NetworkModel::default()
+    };
+    let params = netreplay::network::OpenLoopParams {
+        load,
+        measure_cycles: 5_000,
+        ..netreplay::network::OpenLoopParams::default()
+    };
+    netreplay::network::simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
+}
+
+/// One message of `bytes` from rank 0 on node `src` to rank 1 on node `dst` of topology `spec`,
+/// under `model` (owned or borrowed).
+pub fn one_message(
+    spec: &str,
+    src: u32,
+    dst: u32,
+    bytes: u64,
+    model: impl std::borrow::Borrow<netreplay::network::NetworkModel>,
+) -> netreplay::network::Outcome {
+    use netreplay::workload::Op;
+    let topo = netreplay::topology::build(spec).unwrap();
+    let program = Program::from_fn(2, |r, ops| {
+        ops.push(if r == 0 {
+            Op::Send {
+                to: 1,
+                bytes,
+                tag: 0,
+            }
+        } else {
+            Op::Recv { from: 0, tag: 0 }
+        })
+    });
+    netreplay::network::simulate(topo.as_ref(), model.borrow(), &program, &[src, dst], 1).unwrap()
+}
