@@ -36,6 +36,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// below it, the engine's own additions (a packet's phits, link and routing delays) cannot overflow.
 pub const MAX_CYCLE: u64 = 1 << 63;
 
+/// Cycle `now + cycles`, or `None` when it would pass [`MAX_CYCLE`]: the bound both engines put on a
+/// wake-up asked for by a driver, before they report it with the value.
+pub(crate) fn cycle_after(now: u64, cycles: u64) -> Option<u64> {
+    now.checked_add(cycles).filter(|&at| at <= MAX_CYCLE)
+}
+
 /// The parameters of the network model; defaults are seed 004 §3.1's (the contract's "Default network
 /// model"). Every field is a config value (`[network]` in a run config); `preset = "NAME"` there starts
 /// from one of [`PRESETS`] instead of the defaults, and the keys given beside it override its values.

@@ -25,26 +25,12 @@ const MAGIC: &[u8; 8] = b"NRCACHE\0";
 /// Layout version of cache files; bump when the header or the encoded types change.
 const LAYOUT: u32 = 3;
 
-/// The names a collective region may carry ([`crate::mpi::Call`]'s collectives), so a decoded region
-/// gets back its `&'static str`.
-const COLLECTIVES: [&str; 16] = [
-    "barrier",
-    "bcast",
-    "reduce",
-    "allreduce",
-    "gather",
-    "scatter",
-    "allgather",
-    "alltoall",
-    "scan",
-    "exscan",
-    "reduce_scatter_block",
-    "reduce_scatter",
-    "gatherv",
-    "scatterv",
-    "allgatherv",
-    "alltoallv",
-];
+/// The names a collective region may carry, so a decoded region gets back its `&'static str`: the
+/// collectives of [`crate::mpi::collectives::Algorithms::KEYS`], which lists them after `select` (their index is what the cache
+/// stores, so that list's order is part of [`LAYOUT`]).
+fn collectives() -> &'static [&'static str] {
+    &crate::mpi::collectives::Algorithms::KEYS[1..]
+}
 
 /// Where the cache of a trace lives.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -155,7 +141,7 @@ pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
 }
 
 /// What is encoded: every rank's ops back to back, each rank's op count, and the collective regions
-/// as (rank, first op, end op, index in [`COLLECTIVES`]) for the replay timeline.
+/// as (rank, first op, end op, index in [`collectives`]) for the replay timeline.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     ops: Vec<Op>,
@@ -178,7 +164,7 @@ pub fn encode(program: &Program, key: u64) -> Vec<u8> {
             let mut flat = Vec::new();
             for (rank, list) in all.iter().enumerate() {
                 for g in list {
-                    if let Some(i) = COLLECTIVES.iter().position(|&c| c == g.name) {
+                    if let Some(i) = collectives().iter().position(|&c| c == g.name) {
                         flat.push((rank as u32, g.first, g.end, i as u8));
                     }
                 }
@@ -249,7 +235,7 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
     for (rank, first, end, name) in flat {
         let list = regions.get_mut(rank as usize)?;
         let ops = program.rank_ops(rank).len() as u32;
-        let name = *COLLECTIVES.get(name as usize)?;
+        let name = *collectives().get(name as usize)?;
         if first >= end || end > ops || list.last().is_some_and(|g| g.end > first) {
             return None;
         }
@@ -291,6 +277,16 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stored index of a collective region is its place in this list: a change of it must bump
+    /// [`LAYOUT`].
+    #[test]
+    fn collective_indices_are_part_of_the_layout() {
+        let names = collectives();
+        assert_eq!(names.len(), 16);
+        assert_eq!((names[0], names[15]), ("barrier", "alltoallv"));
+        assert_eq!(names.iter().position(|&n| n == "reduce_scatter"), Some(11));
+    }
 
     fn sample() -> Program {
         Program::from_fn(3, |r, ops| {

@@ -16,14 +16,14 @@ impl<D: Driver> Engine<'_, D> {
                     bytes,
                     token,
                 } => self.issue(from, to, bytes, token),
-                Step::Sleep { rank, cycles } => match self.now.checked_add(cycles.max(1)) {
-                    Some(at) if at <= crate::network::MAX_CYCLE => {
-                        self.wheel.schedule(at, Event::WakeRank(rank))
+                Step::Sleep { rank, cycles } => {
+                    match crate::network::cycle_after(self.now, cycles.max(1)) {
+                        Some(at) => self.wheel.schedule(at, Event::WakeRank(rank)),
+                        None => {
+                            self.too_late.get_or_insert((rank, cycles, self.now));
+                        }
                     }
-                    _ => {
-                        self.too_late.get_or_insert((rank, cycles, self.now));
-                    }
-                },
+                }
             }
         }
     }

@@ -226,9 +226,9 @@ impl<'a, D: Driver> Replay<'a, D> {
 
     /// `now + cycles`, or the run's error when it passes [`MAX_CYCLE`] (`what` says what asked).
     fn later(&mut self, cycles: u64, what: impl FnOnce() -> String) -> Option<u64> {
-        match self.now.checked_add(cycles) {
-            Some(at) if at <= MAX_CYCLE => Some(at),
-            _ => {
+        match super::super::cycle_after(self.now, cycles) {
+            Some(at) => Some(at),
+            None => {
                 if self.error.is_none() {
                     self.error = Some(Error::Invalid(format!(
                         "simulated time would pass {MAX_CYCLE} cycles: {} at cycle {} (too large \
