@@ -3,8 +3,8 @@
 //! them and pay nothing for them.
 
 use super::load_bins::LoadBins;
-use super::{NetworkModel, Outcome, Progress, engine};
-use crate::error::{Error, Result};
+use super::{NetworkModel, Outcome, Progress};
+use crate::error::Result;
 use crate::mpi::critical_path::{CriticalPath, Tracker};
 use crate::mpi::observe::RankObserver;
 use crate::topology::Topology;
@@ -48,25 +48,15 @@ pub fn simulate_instrumented<'a>(
         .critical_path
         .then(|| Tracker::new(program.ranks(), model));
     let ranks = crate::mpi::runtime::Ranks::new(program).watched(instruments.observer, tracker);
-    if model.model == super::Model::Flow {
-        // The rank-level instruments watch the driver, which the flow model drives too; link load
-        // in time bins is counted per packet, which flows do not have.
-        if instruments.load.is_some() {
-            return Err(Error::Invalid(
-                "link load over time (--link-load) needs the flit model (`model = \"flit\"`)"
-                    .into(),
-            ));
-        }
-        let (mut outcome, ranks) =
-            super::flow::simulate_driver(topo, model, ranks, rank_node, instruments.progress)?;
-        outcome.attach_mpi(ranks.stats());
-        return Ok((outcome, ranks.critical_path()));
-    }
-    let paths = model.routing.build(topo)?;
-    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
-        .observed(instruments.progress)
-        .recording(instruments.load)
-        .run()?;
+    let (mut outcome, ranks) = super::replay(
+        topo,
+        model,
+        ranks,
+        rank_node,
+        seed,
+        instruments.progress,
+        instruments.load,
+    )?;
     outcome.attach_mpi(ranks.stats());
     Ok((outcome, ranks.critical_path()))
 }

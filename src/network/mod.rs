@@ -445,6 +445,34 @@ fn check_inputs(
     Ok(())
 }
 
+/// Replays what `driver` issues over the engine the model names: the flit engine (with link load
+/// recorded into `load`, if given) or the flow model (which has no packets to bin: `load` is refused).
+/// The one place that chooses between them.
+fn replay<'a, D: Driver>(
+    topo: &'a dyn Topology,
+    model: &NetworkModel,
+    driver: D,
+    rank_node: &'a [u32],
+    seed: u64,
+    progress: Option<&'a Progress>,
+    load: Option<&'a mut load_bins::LoadBins>,
+) -> Result<(Outcome, D)> {
+    if model.model == Model::Flow {
+        if load.is_some() {
+            return Err(Error::Invalid(
+                "link load over time (--link-load) needs the flit model (`model = \"flit\"`)"
+                    .into(),
+            ));
+        }
+        return flow::simulate_driver(topo, model, driver, rank_node, progress);
+    }
+    let paths = model.routing.build(topo)?;
+    engine::Engine::new(topo, model, paths, driver, rank_node, seed)
+        .observed(progress)
+        .recording(load)
+        .run()
+}
+
 /// [`simulate`], publishing its progress into `progress` as it runs.
 pub fn simulate_observed(
     topo: &dyn Topology,
@@ -456,15 +484,7 @@ pub fn simulate_observed(
 ) -> Result<Outcome> {
     check_inputs(topo, model, program, rank_node)?;
     let ranks = crate::mpi::runtime::Ranks::new(program);
-    if model.model == Model::Flow {
-        let (mut outcome, ranks) = flow::simulate_driver(topo, model, ranks, rank_node, progress)?;
-        outcome.attach_mpi(ranks.stats());
-        return Ok(outcome);
-    }
-    let paths = model.routing.build(topo)?;
-    let (mut outcome, ranks) = engine::Engine::new(topo, model, paths, ranks, rank_node, seed)
-        .observed(progress)
-        .run()?;
+    let (mut outcome, ranks) = replay(topo, model, ranks, rank_node, seed, progress, None)?;
     outcome.attach_mpi(ranks.stats());
     Ok(outcome)
 }
@@ -549,14 +569,7 @@ pub fn simulate_jobs_observed(
         .collect();
     let starts = jobs.iter().map(|j| j.start).collect();
     let driver = jobs::Jobs::new(drivers, starts);
-    let (outcome, driver) = if model.model == Model::Flow {
-        flow::simulate_driver(topo, model, driver, &rank_node, progress)?
-    } else {
-        let paths = model.routing.build(topo)?;
-        engine::Engine::new(topo, model, paths, driver, &rank_node, seed)
-            .observed(progress)
-            .run()?
-    };
+    let (outcome, driver) = replay(topo, model, driver, &rank_node, seed, progress, None)?;
     let completed = driver
         .completed_at
         .iter()
