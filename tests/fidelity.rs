@@ -127,12 +127,17 @@ fn dragonfly_point(pattern: &str, load: f64, routing: &str) -> netreplay::networ
     common::routed_point("dragonfly:p=2,a=4,h=2", pattern, load, routing)
 }
 
-/// UGAL's minimal bias (Booksim's `adaptive_threshold`, 30 phits): under uniform traffic on the
-/// dragonfly p=2, a=4, h=2 every first hop is equally loaded, so UGAL must route (almost) minimally and
-/// carry what minimal routing carries. Without the bias (`threshold=0`) it detours for one packet of
-/// queue difference and saturates 11% lower (0.586 against 0.660).
+/// UGAL on the dragonfly p=2, a=4, h=2 (issue 14): never worse than minimal routing under uniform
+/// traffic, within 10% of Valiant under next-group traffic.
+///
+/// Under uniform traffic every first hop is equally loaded, so UGAL must route (almost) minimally and
+/// carry what minimal routing carries: the minimal bias (45 phits) sees to it; without it
+/// (`threshold=0`) UGAL-L detours for one packet of queue difference and saturates about 12% lower.
+/// Under next-group traffic every group's packets need its one global link to the next group (minimal
+/// routing carries 1/8); UGAL must see that link's queue at every source, including the router that
+/// holds it, whose own link is the bottleneck (its local queue counts the heads asking for the link).
 #[test]
-fn ugal_minimal_bias_keeps_uniform_traffic_minimal() {
+fn ugal_is_minimal_under_uniform_traffic_and_near_valiant_under_adversarial() {
     let quiet = dragonfly_point("uniform", 0.02, "minimal");
     let ugal = dragonfly_point("uniform", 0.02, "ugal");
     assert!(
@@ -145,29 +150,37 @@ fn ugal_minimal_bias_keeps_uniform_traffic_minimal() {
         let minimal = dragonfly_point("uniform", load, "minimal");
         let ugal = dragonfly_point("uniform", load, "ugal");
         let unbiased = dragonfly_point("uniform", load, "ugal:threshold=0");
+        // Seed 1: 0.591 against 0.589 at 0.6, 0.658 against 0.655 at 0.9; 1% is the window's noise.
         assert!(
-            ugal.accepted >= 0.97 * minimal.accepted,
+            ugal.accepted >= 0.99 * minimal.accepted,
             "{load}: ugal {} vs minimal {}",
             ugal.accepted,
             minimal.accepted
         );
         assert!(
-            unbiased.accepted < 0.99 * ugal.accepted,
+            unbiased.accepted < 0.97 * ugal.accepted,
             "{load}: the bias matters: {} vs {}",
             unbiased.accepted,
             ugal.accepted
         );
     }
-    // Under next-group traffic it still leaves the one minimal global link: twice minimal's 1/8.
     let minimal = dragonfly_point("next-group:size=8", 0.4, "minimal");
-    let ugal = dragonfly_point("next-group:size=8", 0.4, "ugal");
+    let valiant = dragonfly_point("next-group:size=8", 0.6, "valiant");
+    let ugal = dragonfly_point("next-group:size=8", 0.6, "ugal");
+    // Seed 1: 0.335 against Valiant's 0.355 and minimal's 0.125.
     assert!(
-        ugal.accepted > 2.0 * minimal.accepted,
+        ugal.accepted >= 0.9 * valiant.accepted,
+        "ugal {} vs valiant {}",
+        ugal.accepted,
+        valiant.accepted
+    );
+    assert!(
+        ugal.accepted > 2.5 * minimal.accepted,
         "{} vs {}",
         ugal.accepted,
         minimal.accepted
     );
-    assert_eq!(Routing::parse("ugal:threshold=30").unwrap().name(), "ugal");
+    assert_eq!(Routing::parse("ugal:threshold=45").unwrap().name(), "ugal");
     assert_eq!(
         Routing::parse("ugal:threshold=8").unwrap().name(),
         "ugal:threshold=8"

@@ -36,10 +36,15 @@ pub trait NetView {
     fn nodes(&self) -> u32;
     /// The switch `node` hangs on.
     fn switch_of(&self, node: u32) -> u32;
+    /// The Valiant group of `node`'s switch ([`Topology::valiant_group`]).
+    fn group_of(&self, node: u32) -> u32;
     /// Current cycle.
     fn now(&self) -> u64;
-    /// Phits queued in the least occupied buffer that the first hop from `src`'s switch towards node
-    /// `target` may enter (UGAL-L's local queue length).
+    /// UGAL-L's local queue length, in phits, of the first hop from `src`'s switch towards node
+    /// `target` (the least of its candidates): what the next buffer holds or has been promised, plus
+    /// the heads of the switch asking for the link (their mean over the last packet time, and those
+    /// waiting for credits). In an input-queued switch those heads are the output's queue; without
+    /// them a switch whose own link is the bottleneck sees no queue (issue 14).
     fn first_hop_queue(&mut self, src: u32, target: u32) -> u64;
     /// Packets queued on the link leaving `port` of `switch`: in its output queue, if the model has
     /// them, and in the input queues (every virtual channel) at its far end (LBR's channel queues).
@@ -143,17 +148,18 @@ impl From<Routing> for String {
 }
 
 /// Valiant's intermediate for a packet from node `src` to node `dest`: a uniformly random node whose
-/// switch is neither end's, by a few draws from `rng`. `None` (the minimal path) when both ends share a
-/// switch or the draws all miss (tiny networks).
+/// Valiant group ([`Topology::valiant_group`]: its switch, or a dragonfly's group) is neither end's,
+/// by a few draws from `rng`. `None` (the minimal path) when both ends share a group or the draws all
+/// miss (tiny networks).
 pub fn random_intermediate(net: &dyn NetView, rng: &mut Rng, src: u32, dest: u32) -> Option<u32> {
-    let (src_sw, dst_sw) = (net.switch_of(src), net.switch_of(dest));
-    if src_sw == dst_sw {
+    let (src_group, dst_group) = (net.group_of(src), net.group_of(dest));
+    if src_group == dst_group {
         return None;
     }
     let nodes = net.nodes();
     (0..8).map(|_| rng.below(nodes)).find(|&n| {
-        let sw = net.switch_of(n);
-        sw != src_sw && sw != dst_sw
+        let group = net.group_of(n);
+        group != src_group && group != dst_group
     })
 }
 
@@ -268,6 +274,60 @@ mod tests {
         let e = Routing::parse("dal").unwrap_err().to_string();
         assert!(e.contains("minimal, valiant, ugal, lbr"), "{e}");
         assert!(Routing::parse("lbr:period=0").is_err());
+    }
+
+    /// A network of `nodes` nodes, two per switch, whose Valiant groups are `group` switches wide.
+    struct Groups {
+        nodes: u32,
+        group: u32,
+    }
+
+    impl NetView for Groups {
+        fn nodes(&self) -> u32 {
+            self.nodes
+        }
+        fn switch_of(&self, node: u32) -> u32 {
+            node / 2
+        }
+        fn group_of(&self, node: u32) -> u32 {
+            node / 2 / self.group
+        }
+        fn now(&self) -> u64 {
+            0
+        }
+        fn first_hop_queue(&mut self, _src: u32, _target: u32) -> u64 {
+            0
+        }
+        fn link_packets(&self, _switch: u32, _port: u32) -> u32 {
+            0
+        }
+    }
+
+    #[test]
+    fn intermediates_avoid_both_ends_groups() {
+        let mut rng = Rng::new(3);
+        // Dragonfly-like: 9 groups of 4 switches (8 nodes).
+        let net = Groups {
+            nodes: 72,
+            group: 4,
+        };
+        let mut seen = [false; 9];
+        for _ in 0..2000 {
+            let via = random_intermediate(&net, &mut rng, 3, 12).unwrap();
+            let g = net.group_of(via);
+            assert!(g != 0 && g != 1, "node {via} is in an end's group");
+            seen[g as usize] = true;
+        }
+        assert!(seen[2..].iter().all(|&s| s), "every other group is drawn");
+        // Both ends in one group: minimal.
+        assert_eq!(random_intermediate(&net, &mut rng, 0, 7), None);
+        // Groups of one switch: any other switch.
+        let net = Groups {
+            nodes: 72,
+            group: 1,
+        };
+        assert!(random_intermediate(&net, &mut rng, 0, 2).is_some());
+        assert_eq!(random_intermediate(&net, &mut rng, 0, 1), None);
     }
 
     #[test]

@@ -110,6 +110,11 @@ impl Topology for Dragonfly {
     fn virtual_channels(&self) -> u32 {
         3
     }
+    /// Valiant's intermediate lies in another group (Kim et al. 2008 §4.1): one in the source's or the
+    /// destination's group would cross the same global link as the minimal path.
+    fn valiant_group(&self, switch: u32) -> u32 {
+        switch / self.a
+    }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let dsw = dest / self.p;
         let (i, j) = (switch / self.a, switch % self.a);

@@ -156,6 +156,13 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn locality_blocks(&self) -> Vec<u32> {
         Vec::new()
     }
+    /// The group a Valiant intermediate is drawn from at the level of: a packet is sent through a random
+    /// node of a group that is neither its source's nor its destination's. Every switch by default
+    /// (Valiant's random intermediate router); a dragonfly's groups (Kim et al., "Technology-Driven,
+    /// Highly-Scalable Dragonfly Topology", ISCA 2008, §4.1: "a randomly-selected intermediate group").
+    fn valiant_group(&self, switch: u32) -> u32 {
+        switch
+    }
     /// The level of a switch in a tree (0 = leaf level), `None` for direct networks.
     fn level(&self, _switch: u32) -> Option<u32> {
         None

@@ -172,6 +172,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             chan_down,
             chan_phits: vec![0; channels as usize],
             chan_waiters: vec![Vec::new(); channels as usize],
+            demand: if non_minimal {
+                vec![Demand::default(); channels as usize]
+            } else {
+                Vec::new()
+            },
             bufs,
             buf_free,
             fifo_slots: vec![0; total as usize],

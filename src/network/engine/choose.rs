@@ -137,13 +137,26 @@ impl<D: Driver> Engine<'_, D> {
             self.candidates.insert(0, fixed);
         }
         self.fill_states();
-        match self.selection.choose(&self.states, &mut self.rng) {
+        let choice = self.selection.choose(&self.states, &mut self.rng);
+        if let Choice::Take { index, .. } | Choice::Retry { index } = choice {
+            self.count_request(self.candidates[index].channel);
+        }
+        match choice {
             Choice::Take { index, alone } => Decision::Go {
                 cand: self.candidates[index],
                 alone,
             },
             Choice::Wait => Decision::Blocked,
-            Choice::Retry => Decision::Retry,
+            Choice::Retry { .. } => Decision::Retry,
+        }
+    }
+
+    /// Counts a head's request for `channel` this cycle, when a routing algorithm reads requests.
+    #[inline]
+    fn count_request(&mut self, channel: u32) {
+        let window = self.now / u64::from(self.packet_phits);
+        if let Some(d) = self.demand.get_mut(channel as usize) {
+            d.count(window);
         }
     }
 

@@ -118,6 +118,46 @@ struct Channel {
     lag: u32,
 }
 
+/// Requests for one channel by the heads of its switch (one per head per cycle it asks), summed over
+/// windows of one packet time. Kept only for non-minimal routing: UGAL-L's local queue reads it
+/// ([`crate::routing::NetView::first_hop_queue`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Demand {
+    /// Window (cycle / P) of the requests in `current`.
+    window: u64,
+    /// Requests in window `window - 1` (0 if none were counted then) and in `window` so far.
+    last: u32,
+    current: u32,
+}
+
+impl Demand {
+    /// Counts one request in `window`.
+    fn count(&mut self, window: u64) {
+        if self.window != window {
+            self.last = if self.window + 1 == window {
+                self.current
+            } else {
+                0
+            };
+            self.current = 0;
+            self.window = window;
+        }
+        self.current = self.current.saturating_add(1);
+    }
+
+    /// Requests in the last whole window before `window`: a head asking through all of it counts P,
+    /// so this is the mean number of heads asking, in phits.
+    fn last_window(&self, window: u64) -> u32 {
+        if self.window == window {
+            self.last
+        } else if self.window + 1 == window {
+            self.current
+        } else {
+            0
+        }
+    }
+}
+
 /// The state of one buffer (a FIFO of whole packets) and its credits.
 #[derive(Debug, Clone, Copy)]
 struct Buffer {
@@ -218,6 +258,8 @@ pub(super) struct Engine<'a, D: Driver> {
     chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
     chan_waiters: Vec<Vec<u32>>,
+    /// Requests per channel, kept only for non-minimal routing (empty otherwise).
+    demand: Vec<Demand>,
     bufs: Vec<Buffer>,
     /// Free phits of each buffer: the credits its feeding channel sees (compact: scanned per candidate).
     buf_free: Vec<u32>,

@@ -119,6 +119,8 @@ impl<D: Driver> Engine<'_, D> {
             chan_down: &self.chan_down,
             bufs: &self.bufs,
             buf_free: &self.buf_free,
+            chans: &self.chans,
+            demand: &self.demand,
             scratch: &mut self.route_scratch,
             output_queues: self.output_queues,
             xbar_base: self.xbar_base,
@@ -143,6 +145,8 @@ struct View<'e> {
     chan_down: &'e [u32],
     bufs: &'e [Buffer],
     buf_free: &'e [u32],
+    chans: &'e [Channel],
+    demand: &'e [Demand],
     scratch: &'e mut Vec<RouteChoice>,
     output_queues: bool,
     xbar_base: u32,
@@ -158,6 +162,9 @@ impl NetView for View<'_> {
     }
     fn switch_of(&self, node: u32) -> u32 {
         self.node_switch[node as usize]
+    }
+    fn group_of(&self, node: u32) -> u32 {
+        self.topo.valiant_group(self.node_switch[node as usize])
     }
     fn now(&self) -> u64 {
         self.now
@@ -188,15 +195,20 @@ impl NetView for View<'_> {
             .iter()
             .map(|c| {
                 let channel = port_channel(base + c.port, self.output_queues, self.xbar_base);
-                match self.chan_down[channel as usize] {
+                let held = match self.chan_down[channel as usize] {
                     SINK | NOWHERE => 0,
                     down => {
                         let d = (down + c.vc * self.copies) as usize;
-                        u64::from(
-                            u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d],
-                        )
+                        u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d]
                     }
-                }
+                };
+                // The heads of this switch asking for the link: in an input-queued switch they are
+                // the output's queue, which the next buffer's credits do not show (issue 14).
+                let c = channel as usize;
+                let window = self.now / u64::from(self.packet_phits);
+                let asking = self.demand.get(c).map_or(0, |d| d.last_window(window));
+                let waiting = u64::from(self.chans[c].waiters) * u64::from(self.packet_phits);
+                u64::from(held) + u64::from(asking) + waiting
             })
             .min()
             .unwrap_or(0)

@@ -44,7 +44,7 @@ impl OutputSelection for Fsin {
                 alone: usable == 1,
             }
         } else {
-            Choice::Retry
+            Choice::Retry { index }
         }
     }
 }
@@ -91,7 +91,7 @@ mod tests {
         let mut rng = Rng::new(7);
         // The busy link's queue holds 2 phits, the free one 5: FSIN waits for the busy one.
         let c = [cand(true, 48, 2), cand(false, 48, 5)];
-        assert_eq!(Fsin.choose(&c, &mut rng), Choice::Retry);
+        assert_eq!(Fsin.choose(&c, &mut rng), Choice::Retry { index: 0 });
         let c = [cand(false, 48, 2), cand(true, 48, 5)];
         assert_eq!(
             Fsin.choose(&c, &mut rng),

@@ -64,7 +64,10 @@ pub enum Choice {
     Wait,
     /// Ask again next cycle (FSIN: the chosen link is busy, or its queue lacks room while another's
     /// has it; occupancies change every cycle, so the choice may too).
-    Retry,
+    Retry {
+        /// The candidate it asked for (a request on that channel: UGAL-L's local queue counts it).
+        index: usize,
+    },
 }
 
 /// An output selection policy. Stateless: everything it may look at is in the arguments, and random
