@@ -65,12 +65,16 @@ def booksim():
         for load, lat in curve["latency"]:
             p = by_load.get(round(load, 3))
             ours = p["mean_latency"] if p else float("nan")
-            ok = p is not None and abs(ours / lat - 1) <= ref["latency_tolerance"]
+            ok = p is not None and abs(ours / lat - 1) <= ref["latency_tolerance"] + 1e-3  # figures to 0.1
             bad += (not ok) and load <= 0.3
             print(f"  load {load:5.2f}: Booksim {lat:6.1f}, netreplay {ours:6.1f} ({ours / lat:5.3f}) "
                   f"{'ok' if ok else ('OUT' if load <= 0.3 else 'beyond 0.3')}")
+        # The peak: every offered load past the reference ones (0.02 steps up to 0.6, then 0.7, 0.8, 1),
+        # each run on its own, since a sweep stops at its first unstable point and accepted throughput
+        # falls again under heavier overload.
+        first = round(loads[-1] / 0.02) + 1
         over = []
-        for load in (0.55, 0.6, 0.7, 1.0):
+        for load in [round(0.02 * k, 2) for k in range(first, 31)] + [0.7, 0.8, 1.0]:
             out = subprocess.run([BIN, "load-latency", cfg, "--topology", curve["topology"], "--json", "--quiet",
                                   "--loads", str(load)], capture_output=True, text=True, check=True)
             over += json.loads(out.stdout)[0]["points"]
