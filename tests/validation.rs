@@ -89,8 +89,8 @@ fn open_loop(spec: &str, load: f64) -> netreplay::network::LoadPoint {
 }
 
 /// Booksim2 @28f4329 against the `booksim-iq` preset: the torus latencies within 2% at every reference
-/// load up to 0.3, and the mesh's up to 0.15 (at 0.18, a step below its saturation, netreplay is 9%
-/// higher: see the README); the peak accepted throughput within 5% for all three. The peak is the
+/// load up to 0.3, and the mesh's up to 0.15 (at 0.18, a step below its saturation, netreplay's mean
+/// over seeds 1-8 is 6.4% above Booksim's own: see the README); the peak accepted throughput within 5% for all three. The peak is the
 /// largest accepted throughput over the offered loads past the reference ones (every 0.02 up to 0.6,
 /// then 0.7, 0.8 and 1), each point measured on its own: past saturation a sweep stops at its first
 /// unstable point, and accepted throughput falls again under heavier overload (the mesh: 0.192 at
