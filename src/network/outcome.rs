@@ -47,6 +47,30 @@ impl Outcome {
         latency
     }
 
+    /// Closes the counters at the end of a run (either engine): the run ends no earlier than its last
+    /// event at `active_at`; phits, mean hops and mean latency follow from the counts (`latency_sum`
+    /// over the messages consumed, all but `messages_open`); `loads` are the per-class loads and the
+    /// busiest links ([`super::stats::link_loads`] over `active_at.max(1)` cycles).
+    pub(crate) fn close(
+        &mut self,
+        active_at: u64,
+        packet_phits: u64,
+        latency_sum: u128,
+        messages_open: u64,
+        loads: (Vec<super::stats::ClassLoad>, Vec<super::stats::LinkLoad>),
+    ) {
+        self.completion_cycles = self.completion_cycles.max(active_at);
+        self.phits = self.packets * packet_phits;
+        if self.phits > 0 {
+            self.mean_hops = self.phit_hops as f64 / self.phits as f64;
+        }
+        let done = self.messages - messages_open;
+        if done > 0 {
+            self.mean_message_latency = latency_sum as f64 / done as f64;
+        }
+        (self.link_classes, self.busiest_links) = loads;
+    }
+
     /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the
     /// rendezvous control messages are in `mpi.control_messages`, their packets still in `packets`).
     pub fn attach_mpi(&mut self, stats: crate::mpi::runtime::MpiStats) {

@@ -37,27 +37,15 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Final counters, with link loads grouped by class and the busiest links.
     pub(super) fn summarise(mut self) -> (Outcome, D) {
-        let o = &mut self.outcome;
-        o.completion_cycles = o.completion_cycles.max(self.active_at);
-        o.phits = o.packets * u64::from(self.packet_phits);
-        if o.phits > 0 {
-            o.mean_hops = o.phit_hops as f64 / o.phits as f64;
-        }
-        let done = o.messages - self.messages_open;
-        if done > 0 {
-            o.mean_message_latency = self.latency_sum as f64 / done as f64;
-        }
         let links = (0..self.xbar_base).filter_map(|c| {
             let (class, name) = self.describe_link(c)?;
             Some((class, name, self.chan_phits[c as usize]))
         });
-        let (classes, busiest) = crate::network::stats::link_loads(
-            links,
-            self.active_at.max(1),
-            u64::from(self.packet_phits),
-        );
-        self.outcome.link_classes = classes;
-        self.outcome.busiest_links = busiest;
+        let p = u64::from(self.packet_phits);
+        let loads = crate::network::stats::link_loads(links, self.active_at.max(1), p);
+        let (active_at, latency_sum) = (self.active_at, self.latency_sum);
+        self.outcome
+            .close(active_at, p, latency_sum, self.messages_open, loads);
         (self.outcome, self.driver)
     }
 

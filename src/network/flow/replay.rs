@@ -523,26 +523,21 @@ impl<'a, D: Driver> Replay<'a, D> {
 
     /// Final counters, with link loads grouped by class and the busiest links.
     fn summarise(mut self) -> (Outcome, D) {
-        let o = &mut self.outcome;
-        o.completion_cycles = o.completion_cycles.max(self.active_at);
-        o.phits = o.packets * self.packet_phits;
-        o.phit_hops = self.phit_hops.round() as u64;
-        if o.phits > 0 {
-            o.mean_hops = o.phit_hops as f64 / o.phits as f64;
-        }
-        let done = o.messages - self.messages_open;
-        if done > 0 {
-            o.mean_message_latency = self.latency_sum as f64 / done as f64;
-        }
+        self.outcome.phit_hops = self.phit_hops.round() as u64;
         let routes = &self.routes;
         let links = (0..routes.links() as u32).filter_map(|l| {
             let (class, name) = routes.describe(l)?;
             Some((class, name, self.link_phits[l as usize].round() as u64))
         });
-        let (classes, busiest) =
+        let loads =
             crate::network::stats::link_loads(links, self.active_at.max(1), self.packet_phits);
-        self.outcome.link_classes = classes;
-        self.outcome.busiest_links = busiest;
+        self.outcome.close(
+            self.active_at,
+            self.packet_phits,
+            self.latency_sum,
+            self.messages_open,
+            loads,
+        );
         (self.outcome, self.driver)
     }
 }
