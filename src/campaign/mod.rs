@@ -461,6 +461,27 @@ pub fn in_shard(run: &Planned, shard: Option<Shard>) -> bool {
     shard.is_none_or(|s| run.index % s.count as usize == s.index as usize - 1)
 }
 
+/// The runs of `cfg` in `shard`, and of those the ones `records` do not hold yet: what a campaign
+/// still has to run, and what `--status` reports missing.
+pub fn shard_runs(
+    cfg: &CampaignConfig,
+    records: &[RunRecord],
+    shard: Option<Shard>,
+) -> (Vec<Planned>, Vec<Planned>) {
+    let done: std::collections::BTreeSet<_> = records.iter().map(RunRecord::key).collect();
+    let mine: Vec<Planned> = cfg
+        .plan()
+        .into_iter()
+        .filter(|r| in_shard(r, shard))
+        .collect();
+    let missing = mine
+        .iter()
+        .filter(|r| !done.contains(&r.key()))
+        .cloned()
+        .collect();
+    (mine, missing)
+}
+
 /// Threads for `requested` simulations at once: at least 1 and at most the machine's available
 /// parallelism (each run is single-threaded; more threads only share the cores and add memory).
 pub fn threads(requested: usize) -> usize {
@@ -507,16 +528,7 @@ pub fn run_campaign(
     let _lock = lock::DirLock::acquire(dir)?;
     init_dir(cfg, dir)?;
     let hash = cfg.hash();
-    let done: std::collections::BTreeSet<_> = read_results(dir, &hash)?
-        .iter()
-        .map(RunRecord::key)
-        .collect();
-    let mine: Vec<Planned> = cfg
-        .plan()
-        .into_iter()
-        .filter(|r| in_shard(r, shard))
-        .collect();
-    let todo: Vec<&Planned> = mine.iter().filter(|r| !done.contains(&r.key())).collect();
+    let (mine, todo) = shard_runs(cfg, &read_results(dir, &hash)?, shard);
     let resumed = mine.len() - todo.len();
     let file = Mutex::new(open_results(dir)?);
     let results_path: PathBuf = dir.join(RESULTS);

@@ -9,7 +9,6 @@
 use super::slurm::{self, Layout};
 use super::{CampaignConfig, Planned, Shard};
 use crate::error::{Error, Result};
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Missing runs named per shard in the text; the rest are counted.
@@ -125,8 +124,8 @@ pub fn status(dir: &Path) -> Result<Status> {
                     slurm::LAYOUT
                 )));
             }
-            let (cfg, _) = super::load_dir(dir)?;
-            let s = shard_status(&cfg, dir, None)?;
+            let (cfg, records) = super::load_dir(dir)?;
+            let s = shard_status(&cfg, dir, &records, None);
             Ok(Status {
                 name: title(&cfg),
                 config_hash: cfg.hash(),
@@ -147,7 +146,7 @@ fn layout_status(dir: &Path, layout: &Layout) -> Result<Status> {
     let mut cfg: Option<CampaignConfig> = None;
     for index in 1..=layout.array {
         let sdir = slurm::shard_dir(dir, index);
-        let (c, _) = super::load_dir(&sdir)?;
+        let (c, records) = super::load_dir(&sdir)?;
         if c.hash() != layout.config_hash {
             return Err(Error::Invalid(format!(
                 "{} holds config {} but the Slurm layout {} says {}",
@@ -161,7 +160,7 @@ fn layout_status(dir: &Path, layout: &Layout) -> Result<Status> {
             index,
             count: layout.array,
         };
-        shards.push(shard_status(&c, &sdir, Some(shard))?);
+        shards.push(shard_status(&c, &sdir, &records, Some(shard)));
         cfg.get_or_insert(c);
     }
     let cfg = cfg.ok_or_else(|| {
@@ -178,25 +177,19 @@ fn layout_status(dir: &Path, layout: &Layout) -> Result<Status> {
     })
 }
 
-/// Done and missing runs of one directory holding `shard` of `cfg`.
-pub fn shard_status(cfg: &CampaignConfig, dir: &Path, shard: Option<Shard>) -> Result<ShardStatus> {
-    let (_, records) = super::load_dir(dir)?;
-    let done: BTreeSet<_> = records.iter().map(super::RunRecord::key).collect();
-    let mine: Vec<Planned> = cfg
-        .plan()
-        .into_iter()
-        .filter(|r| super::in_shard(r, shard))
-        .collect();
-    let missing: Vec<Planned> = mine
-        .iter()
-        .filter(|r| !done.contains(&r.key()))
-        .cloned()
-        .collect();
-    Ok(ShardStatus {
+/// Done and missing runs of one directory holding `shard` of `cfg`, whose records are `records`.
+fn shard_status(
+    cfg: &CampaignConfig,
+    dir: &Path,
+    records: &[super::RunRecord],
+    shard: Option<Shard>,
+) -> ShardStatus {
+    let (mine, missing) = super::shard_runs(cfg, records, shard);
+    ShardStatus {
         shard,
         dir: dir.to_path_buf(),
         runs: mine.len(),
         done: mine.len() - missing.len(),
         missing,
-    })
+    }
 }
