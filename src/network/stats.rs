@@ -1,5 +1,6 @@
 //! Link load statistics that explain results: phits per class of link and the busiest links.
 
+use crate::topology::{Endpoint, Topology};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -28,6 +29,35 @@ pub struct LinkLoad {
     pub phits: u64,
     /// Fraction of cycles it was busy.
     pub utilisation: f64,
+}
+
+/// Class (for grouping) and name (for listing) of a link, as both engines' reports and the link-load
+/// recorder give them: node `node`'s injection link.
+pub(crate) fn injection_link(node: u32) -> (String, String) {
+    ("injection".into(), format!("node {node} -> its switch"))
+}
+
+/// Class and name of the link leaving `port` of `switch`: `ejection` towards a node, `level L up` or
+/// `down` between tree levels, the family's own class (`dim 0 +`) or `switch-switch`; `None` if the
+/// port is unplugged.
+pub(crate) fn port_link(topo: &dyn Topology, switch: u32, port: u32) -> Option<(String, String)> {
+    match topo.neighbour(switch, port) {
+        Endpoint::Unplugged => None,
+        Endpoint::Node(n) => Some(("ejection".into(), format!("switch {switch} -> node {n}"))),
+        Endpoint::Switch { switch: far, .. } => {
+            let class = match (topo.level(switch), topo.level(far)) {
+                (Some(a), Some(b)) if b > a => format!("level {a} up"),
+                (Some(a), Some(_)) => format!("level {a} down"),
+                _ => topo
+                    .link_class(switch, port)
+                    .unwrap_or_else(|| "switch-switch".into()),
+            };
+            Some((
+                class,
+                format!("switch {switch} port {port} -> switch {far}"),
+            ))
+        }
+    }
 }
 
 /// How many busiest links a report lists.

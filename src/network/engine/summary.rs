@@ -52,28 +52,9 @@ impl<D: Driver> Engine<'_, D> {
     /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.
     pub(super) fn describe_link(&self, c: u32) -> Option<(String, String)> {
         if c >= self.ports {
-            let node = c - self.ports;
-            return Some(("injection".into(), format!("node {node} -> its switch")));
+            return Some(crate::network::stats::injection_link(c - self.ports));
         }
         let sw = self.port_switch[c as usize];
-        let local = c - self.port_start[sw as usize];
-        match self.topo.neighbour(sw, local) {
-            Endpoint::Unplugged => None,
-            Endpoint::Node(n) => Some(("ejection".into(), format!("switch {sw} -> node {n}"))),
-            Endpoint::Switch { switch, .. } => {
-                let class = match (self.topo.level(sw), self.topo.level(switch)) {
-                    (Some(a), Some(b)) if b > a => format!("level {a} up"),
-                    (Some(a), Some(_)) => format!("level {a} down"),
-                    _ => self
-                        .topo
-                        .link_class(sw, local)
-                        .unwrap_or_else(|| "switch-switch".into()),
-                };
-                Some((
-                    class,
-                    format!("switch {sw} port {local} -> switch {switch}"),
-                ))
-            }
-        }
+        crate::network::stats::port_link(self.topo, sw, c - self.port_start[sw as usize])
     }
 }

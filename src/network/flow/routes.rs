@@ -353,30 +353,11 @@ impl<'a> Routes<'a> {
     /// Class (for grouping) and name (for listing) of link `l`, as the flit engine reports links;
     /// `None` for an unplugged port.
     pub(super) fn describe(&self, l: u32) -> Option<(String, String)> {
-        let topo = self.topo;
         if l >= self.ports {
-            let node = l - self.ports;
-            return Some(("injection".into(), format!("node {node} -> its switch")));
+            return Some(crate::network::stats::injection_link(l - self.ports));
         }
         let sw = self.port_start.partition_point(|&s| s <= l) as u32 - 1;
-        let local = l - self.port_start[sw as usize];
-        match topo.neighbour(sw, local) {
-            Endpoint::Unplugged => None,
-            Endpoint::Node(n) => Some(("ejection".into(), format!("switch {sw} -> node {n}"))),
-            Endpoint::Switch { switch, .. } => {
-                let class = match (topo.level(sw), topo.level(switch)) {
-                    (Some(a), Some(b)) if b > a => format!("level {a} up"),
-                    (Some(a), Some(_)) => format!("level {a} down"),
-                    _ => topo
-                        .link_class(sw, local)
-                        .unwrap_or_else(|| "switch-switch".into()),
-                };
-                Some((
-                    class,
-                    format!("switch {sw} port {local} -> switch {switch}"),
-                ))
-            }
-        }
+        crate::network::stats::port_link(self.topo, sw, l - self.port_start[sw as usize])
     }
 }
 
