@@ -191,6 +191,7 @@ impl NetView for View<'_> {
         self.scratch.clear();
         self.topo.route(sw, port, 0, target, self.scratch);
         let base = self.port_start[sw as usize];
+        let window = self.now / u64::from(self.packet_phits);
         self.scratch
             .iter()
             .map(|c| {
@@ -205,7 +206,6 @@ impl NetView for View<'_> {
                 // The heads of this switch asking for the link: in an input-queued switch they are
                 // the output's queue, which the next buffer's credits do not show (issue 14).
                 let c = channel as usize;
-                let window = self.now / u64::from(self.packet_phits);
                 let asking = self.demand.get(c).map_or(0, |d| d.last_window(window));
                 let waiting = u64::from(self.chans[c].waiters) * u64::from(self.packet_phits);
                 u64::from(held) + u64::from(asking) + waiting
