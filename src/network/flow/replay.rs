@@ -136,22 +136,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             epoch: 0,
             rates: Vec::new(),
             steps: Vec::new(),
-            outcome: Outcome {
-                completion_cycles: 0,
-                messages: 0,
-                packets: 0,
-                phits: 0,
-                phits_injected: 0,
-                phits_delivered: 0,
-                phit_hops: 0,
-                mean_hops: 0.0,
-                max_message_latency: 0,
-                mean_message_latency: 0.0,
-                events: 0,
-                link_classes: Vec::new(),
-                busiest_links: Vec::new(),
-                mpi: None,
-            },
+            outcome: Outcome::default(),
             phit_hops: 0.0,
             latency_sum: 0,
             messages_open: 0,
@@ -422,34 +407,23 @@ impl<'a, D: Driver> Replay<'a, D> {
         self.seeds.clear();
         for &l in &self.freed_links {
             self.link_freed[l as usize] = false;
-            if self.link_stamp[l as usize] == epoch {
-                continue;
-            }
-            self.link_stamp[l as usize] = epoch;
-            for &f in &self.link_flows[l as usize] {
-                let msg = &mut self.msgs[f as usize];
-                if msg.stamp != epoch {
-                    msg.stamp = epoch;
-                    self.component.push(f);
-                }
-            }
+        }
+        let mut visit = Visit {
+            epoch,
+            link_stamp: &mut self.link_stamp,
+            link_flows: &self.link_flows,
+            msgs: &mut self.msgs,
+            component: &mut self.component,
+        };
+        for &l in &self.freed_links {
+            visit.link(l);
         }
         self.freed_links.clear();
         let mut i = 0;
-        while i < self.component.len() {
-            let route = self.msgs[self.component[i] as usize].route;
+        while i < visit.component.len() {
+            let route = visit.msgs[visit.component[i] as usize].route;
             for &(l, _) in &self.routes.get(route).links {
-                if self.link_stamp[l as usize] == epoch {
-                    continue;
-                }
-                self.link_stamp[l as usize] = epoch;
-                for &f in &self.link_flows[l as usize] {
-                    let msg = &mut self.msgs[f as usize];
-                    if msg.stamp != epoch {
-                        msg.stamp = epoch;
-                        self.component.push(f);
-                    }
-                }
+                visit.link(l);
             }
             i += 1;
         }
@@ -539,6 +513,33 @@ impl<'a, D: Driver> Replay<'a, D> {
             loads,
         );
         (self.outcome, self.driver)
+    }
+}
+
+/// The walk that gathers the flows connected through shared links in one epoch of
+/// `Replay::resolve`: every link and every flow is taken once.
+struct Visit<'a> {
+    epoch: u32,
+    link_stamp: &'a mut [u32],
+    link_flows: &'a [Vec<u32>],
+    msgs: &'a mut [Message],
+    component: &'a mut Vec<u32>,
+}
+
+impl Visit<'_> {
+    /// Adds the flows on link `l` not yet in the component (nothing if `l` was seen this epoch).
+    fn link(&mut self, l: u32) {
+        if self.link_stamp[l as usize] == self.epoch {
+            return;
+        }
+        self.link_stamp[l as usize] = self.epoch;
+        for &f in &self.link_flows[l as usize] {
+            let msg = &mut self.msgs[f as usize];
+            if msg.stamp != self.epoch {
+                msg.stamp = self.epoch;
+                self.component.push(f);
+            }
+        }
     }
 }
 
