@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
-/// What a simulation measured.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// What a simulation measured (all zero before a run starts).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Outcome {
     /// Cycle at which the last message was consumed and the network was empty again.
     pub completion_cycles: u64,
