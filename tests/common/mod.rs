@@ -31,6 +31,22 @@ pub fn native_error(tag: &str, name: &str, text: &str) -> String {
     trace::read(&path).unwrap_err().to_string()
 }
 
+/// One open-loop point of `pattern` traffic on topology `spec` under `model` with `params`.
+fn point(
+    spec: &str,
+    pattern: &str,
+    model: &netreplay::network::NetworkModel,
+    params: &netreplay::network::OpenLoopParams,
+    seed: u64,
+) -> netreplay::network::LoadPoint {
+    let t = netreplay::topology::build(spec).unwrap();
+    let dest = netreplay::traffic::build(pattern)
+        .unwrap()
+        .bind(t.nodes(), 1)
+        .unwrap();
+    netreplay::network::simulate_open_loop(t.as_ref(), model, &dest, params, seed).unwrap()
+}
+
 /// One open-loop point of `pattern` traffic at `load` on topology `spec` under `model` (default
 /// 10,000-cycle window).
 pub fn open_loop_point(
@@ -40,16 +56,11 @@ pub fn open_loop_point(
     load: f64,
     seed: u64,
 ) -> netreplay::network::LoadPoint {
-    let t = netreplay::topology::build(spec).unwrap();
-    let dest = netreplay::traffic::build(pattern)
-        .unwrap()
-        .bind(t.nodes(), 1)
-        .unwrap();
     let params = netreplay::network::OpenLoopParams {
         load,
         ..netreplay::network::OpenLoopParams::default()
     };
-    netreplay::network::simulate_open_loop(t.as_ref(), model, &dest, &params, seed).unwrap()
+    point(spec, pattern, model, &params, seed)
 }
 
 /// One open-loop point of `pattern` at `load` under the default model with `routing`, measured over a
@@ -60,11 +71,6 @@ pub fn routed_point(
     load: f64,
     routing: &str,
 ) -> netreplay::network::LoadPoint {
-    let t = netreplay::topology::build(spec).unwrap();
-    let dest = netreplay::traffic::build(pattern)
-        .unwrap()
-        .bind(t.nodes(), 1)
-        .unwrap();
     let model = netreplay::network::NetworkModel {
         routing: netreplay::network::Routing::parse(routing).unwrap(),
         ..netreplay::network::NetworkModel::default()
@@ -74,7 +80,7 @@ pub fn routed_point(
         measure_cycles: 5_000,
         ..netreplay::network::OpenLoopParams::default()
     };
-    netreplay::network::simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap()
+    point(spec, pattern, &model, &params, 1)
 }
 
 /// One message of `bytes` from rank 0 on node `src` to rank 1 on node `dst` of topology `spec`,
