@@ -315,7 +315,7 @@ pub fn prepare(
             )));
         }
         (Some(old), _) => old.array,
-        (None, _) if dir.join(super::MANIFEST).exists() => {
+        (None, _) if dir.join(super::results_dir::MANIFEST).exists() => {
             return Err(Error::Invalid(format!(
                 "{} holds the results of a campaign run without --slurm, which the Slurm shards would \
                  not see; pass another --out",

@@ -116,11 +116,11 @@ pub fn status(dir: &Path) -> Result<Status> {
     match Layout::load(dir)? {
         Some(layout) => layout_status(dir, &layout),
         None => {
-            if !dir.join(super::MANIFEST).exists() {
+            if !dir.join(super::results_dir::MANIFEST).exists() {
                 return Err(Error::Invalid(format!(
                     "{} holds no campaign: neither {} (a results directory) nor {} (a Slurm layout)",
                     dir.display(),
-                    super::MANIFEST,
+                    super::results_dir::MANIFEST,
                     slurm::LAYOUT
                 )));
             }
