@@ -77,7 +77,7 @@ impl Error {
 /// The longest message shown of a file error, in bytes.
 const MAX_MESSAGE: usize = 300;
 
-/// `message`, cut to its first [`MAX_MESSAGE`] bytes (at a character boundary) with how much was left
+/// `message`, cut to its first `MAX_MESSAGE` (300) bytes (at a character boundary) with how much was left
 /// out: a message quoting an input token must not print a gigabyte.
 pub fn clip(message: &str) -> std::borrow::Cow<'_, str> {
     if message.len() <= MAX_MESSAGE {

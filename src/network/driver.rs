@@ -1,7 +1,7 @@
 //! What drives traffic into the engine: closed-loop rank programs or open-loop sources.
 //!
 //! The engine moves messages; a [`Driver`] decides which messages exist and when. Rank programs
-//! (seed 004's reactive sources, [`Ranks`]) issue sends as receives complete; open-loop sources
+//! (seed 004's reactive sources, [`crate::mpi::runtime::Ranks`]) issue sends as receives complete; open-loop sources
 //! (`open_loop.rs`) generate packets at a rate, whatever the network does. Both speak in [`Step`]s, with
 //! ranks mapped to nodes by the placement.
 

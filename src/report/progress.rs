@@ -15,7 +15,7 @@ pub enum Show {
     Off,
     /// An indicatif bar (stderr is a terminal).
     Bar,
-    /// A plain line every [`LINE_EVERY`] (stderr is a pipe or file and `--progress` was given).
+    /// A plain line every `LINE_EVERY` (stderr is a pipe or file and `--progress` was given).
     Lines,
 }
 

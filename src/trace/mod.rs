@@ -3,7 +3,7 @@
 //!
 //! Readers only decode: [`read`] streams a trace (plain or zstd-compressed, told apart by the zstd magic
 //! bytes, not the file name) through the line parser of [`parser`], whose MPI calls the MPI layer
-//! ([`crate::mpi::Builder`]) lowers into a [`Program`]; [`write`] emits one atomically, compressed when
+//! ([`crate::mpi::Builder`]) lowers into a [`Program`]; [`write()`] emits one atomically, compressed when
 //! the name ends in `.zst`. [`ENTRY`] is the `trace:file=PATH` workload, so a written trace replays
 //! exactly like the generator that produced it.
 

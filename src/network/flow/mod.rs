@@ -13,7 +13,7 @@
 //! **Links.** The flit model's channels: every switch output port (switch-to-switch and
 //! switch-to-node) and every node's injection link, each of capacity 1 phit per cycle.
 //!
-//! **Routes** ([`routes`]). From the source's switch the topology's routing function
+//! **Routes** (`routes.rs`). From the source's switch the topology's routing function
 //! ([`crate::topology::Topology::route_salted`]) is walked to the destination, as the flit engine
 //! walks it per packet. Where it offers several candidate ports (adaptive routing: a tree's up ports,
 //! a mesh's productive dimensions) the flow is *split evenly* over them, so a route is a set of

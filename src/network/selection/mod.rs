@@ -3,12 +3,12 @@
 //!
 //! The simulators netreplay is checked against differ exactly here, and the difference shows in
 //! completion times (BU on a 3-level fat-tree differs by 19% between FSIN's rule and the free-only rule):
-//! - [`fsin`] (the default): FSIN's `min_queue_occupation` (`src/request_ports.c` of INSEE @2140aec).
+//! - `fsin.rs` (the default): FSIN's `min_queue_occupation` (`src/request_ports.c` of INSEE @2140aec).
 //!   The head asks for the candidate whose downstream queue holds the fewest phits, busy link or not,
 //!   and asks again every cycle until it is granted.
-//! - [`fixed`]: Booksim's tree routings (`nca`, `anca`) and VC allocator: the output is chosen once,
+//! - `fixed.rs`: Booksim's tree routings (`nca`, `anca`) and VC allocator: the output is chosen once,
 //!   when the head is routed, and the packet waits for it.
-//! - [`free`]: netreplay's rule before issue 14: only outputs that are free now and whose next buffer
+//! - `free.rs`: netreplay's rule before issue 14: only outputs that are free now and whose next buffer
 //!   has room are considered; the head never waits on a busy link while another is usable.
 //!
 //! One file per policy, one line in [`POLICIES`]; the engine sees only [`OutputSelection`] and the

@@ -2,8 +2,8 @@
 //!
 //! Input comes line by line from any `BufRead` (a plain file, or a zstd stream decoded on the fly), so a
 //! trace is never held in memory as text. Each line is the header, the `ranks` line, a `comm` definition
-//! (version 3) or one event; events decode to MPI [`Call`]s ([`events`], with a fast path for the common
-//! lines in [`fast`]) that go to the MPI layer's [`Builder`], which lowers them to the program. Every
+//! (version 3) or one event; events decode to MPI [`crate::mpi::Call`]s (`events.rs`, with a fast path for the common
+//! lines in `fast.rs`) that go to the MPI layer's [`Builder`], which lowers them to the program. Every
 //! problem on a line is an [`Error::File`] with the path, the 1-based line and the column of the
 //! offending token, saying what was expected and what was found; problems only the MPI layer can see
 //! (an unknown communicator, collectives in different orders) name the file and line.
