@@ -314,6 +314,20 @@ pub(crate) fn check_size(spec: &str, nodes: u64) -> Result<u32> {
     Ok(nodes as u32)
 }
 
+/// Asserts seed 004 Table 2's columns (nodes, switches, links, switch radix) for each `(spec, ...)` row:
+/// the tree families' structural tests share it.
+#[cfg(test)]
+pub(crate) fn assert_table_2(rows: &[(&str, u64, u64, u64, u64)]) {
+    for &(spec, nodes, switches, links, radix) in rows {
+        let s = structure(build(spec).unwrap().as_ref());
+        assert_eq!(
+            (s.nodes, s.switches, s.links, s.radix),
+            (nodes, switches, links, radix),
+            "{spec}"
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,18 +150,11 @@ mod tests {
     /// Seed 004 Table 2: nodes / switches / links and switch radix of the complete slender-trees.
     #[test]
     fn table_2_counts() {
-        for (spec, nodes, switches, links, radix) in [
+        super::super::assert_table_2(&[
             ("slender-tree:k=8,up=4,n=8", 4096, 1020, 8160, 12),
             ("slender-tree:k=8,up=2,n=5", 4096, 682, 5456, 10),
             ("slender-tree:k=9,up=3,n=6", 6561, 1092, 9828, 12),
-        ] {
-            let s = structure(build(spec).unwrap().as_ref());
-            assert_eq!(
-                (s.nodes, s.switches, s.links, s.radix),
-                (nodes, switches, links, radix),
-                "{spec}"
-            );
-        }
+        ]);
     }
 
     /// §2.3: the 4:2,2-slender-tree is identical in size to the 4:2,2-thin-tree (16 nodes), and the

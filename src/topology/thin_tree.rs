@@ -164,18 +164,11 @@ mod tests {
     /// Seed 004 Table 2: nodes / switches / links and switch radix of the complete thin-trees.
     #[test]
     fn table_2_counts() {
-        for (spec, nodes, switches, links, radix) in [
+        super::super::assert_table_2(&[
             ("thin-tree:k=8,up=4,n=4", 4096, 960, 7680, 12),
             ("thin-tree:k=8,up=2,n=4", 4096, 680, 5440, 10),
             ("thin-tree:k=9,up=3,n=4", 6561, 1080, 9720, 12),
-        ] {
-            let s = structure(build(spec).unwrap().as_ref());
-            assert_eq!(
-                (s.nodes, s.switches, s.links, s.radix),
-                (nodes, switches, links, radix),
-                "{spec}"
-            );
-        }
+        ]);
     }
 
     /// Fig. 1b: the 4:2,3-thin-tree has 16 + 8 + 4 switches and its top level's up ports unplugged.
