@@ -394,8 +394,9 @@ fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
     let mut largest = (0u64, String::new());
     for c in &cfg.candidates {
         let topo = crate::topology::build(&c.topology)?;
-        let non_minimal = cfg.network.routing.build(topo.as_ref())?.non_minimal();
-        let bytes = crate::network::memory::engine_bytes(topo.as_ref(), &cfg.network, non_minimal);
+        let network = c.network(&cfg.network);
+        let non_minimal = network.routing.build(topo.as_ref())?.non_minimal();
+        let bytes = crate::network::memory::engine_bytes(topo.as_ref(), &network, non_minimal);
         if bytes > largest.0 {
             largest = (bytes, c.label.clone());
         }
