@@ -131,7 +131,7 @@ fn dragonfly_point(pattern: &str, load: f64, routing: &str) -> netreplay::networ
 /// traffic, within 10% of Valiant under next-group traffic.
 ///
 /// Under uniform traffic every first hop is equally loaded, so UGAL must route (almost) minimally and
-/// carry what minimal routing carries: the minimal bias (45 phits) sees to it; without it
+/// carry what minimal routing carries: the minimal bias (70% of a 64-phit queue, 45 phits) sees to it; without it
 /// (`threshold=0`) UGAL-L detours for one packet of queue difference and saturates about 12% lower.
 /// Under next-group traffic every group's packets need its one global link to the next group (minimal
 /// routing carries 1/8); UGAL must see that link's queue at every source, including the router that
@@ -180,13 +180,62 @@ fn ugal_is_minimal_under_uniform_traffic_and_near_valiant_under_adversarial() {
         ugal.accepted,
         minimal.accepted
     );
-    assert_eq!(Routing::parse("ugal:threshold=45").unwrap().name(), "ugal");
+    assert_eq!(Routing::parse("ugal").unwrap().name(), "ugal");
+    assert_eq!(
+        Routing::parse("ugal:threshold=45").unwrap().name(),
+        "ugal:threshold=45"
+    );
     assert_eq!(
         Routing::parse("ugal:threshold=8").unwrap().name(),
         "ugal:threshold=8"
     );
     assert!(Routing::parse("ugal:threshold=-1").is_err());
     assert!(Routing::parse("ugal:bias=3").is_err());
+}
+
+/// UGAL's default minimal bias is a fraction of the input queue, not a number of phits: with seed 003's
+/// single-phit packets in 32-packet queues it is 22 phits (45 would be more than a whole queue), so
+/// the default and `threshold=22` make the same decisions, and `threshold=45` others.
+#[test]
+fn ugal_default_bias_scales_with_the_queue() {
+    let model = NetworkModel {
+        packet_phits: 1,
+        input_queue_packets: 32,
+        ..NetworkModel::default()
+    };
+    let point = |routing: &str| {
+        let model = NetworkModel {
+            routing: Routing::parse(routing).unwrap(),
+            ..model.clone()
+        };
+        let params = OpenLoopParams {
+            load: 0.5,
+            warmup_cycles: 1_000,
+            measure_cycles: 2_000,
+            ..OpenLoopParams::default()
+        };
+        common::point(
+            "dragonfly:p=2,a=4,h=2",
+            "next-group:size=8",
+            &model,
+            &params,
+            1,
+        )
+    };
+    let (default, scaled, fixed) = (
+        point("ugal"),
+        point("ugal:threshold=22"),
+        point("ugal:threshold=45"),
+    );
+    assert_eq!(default.mean_hops, scaled.mean_hops);
+    assert_eq!(default.accepted, scaled.accepted);
+    // Under next-group traffic the smaller bias detours more.
+    assert!(
+        default.mean_hops > fixed.mean_hops,
+        "{} vs {}",
+        default.mean_hops,
+        fixed.mean_hops
+    );
 }
 
 /// The model issue 14 found flagging saturation late: free-output selection, losers choosing again in

@@ -46,6 +46,9 @@ pub trait NetView {
     /// waiting for credits). In an input-queued switch those heads are the output's queue; without
     /// them a switch whose own link is the bottleneck sees no queue (issue 14).
     fn first_hop_queue(&mut self, src: u32, target: u32) -> u64;
+    /// Phits one switch input queue holds (the model's `input_queue_packets` x packet phits): the
+    /// scale of [`NetView::first_hop_queue`], which UGAL's default minimal bias is a fraction of.
+    fn queue_phits(&self) -> u64;
     /// Packets queued on the link leaving `port` of `switch`: in its output queue, if the model has
     /// them, and in the input queues (every virtual channel) at its far end (LBR's channel queues).
     fn link_packets(&self, switch: u32, port: u32) -> u32;
@@ -297,6 +300,9 @@ mod tests {
         }
         fn first_hop_queue(&mut self, _src: u32, _target: u32) -> u64 {
             0
+        }
+        fn queue_phits(&self) -> u64 {
+            64
         }
         fn link_packets(&self, _switch: u32, _port: u32) -> u32 {
             0

@@ -16,10 +16,11 @@
 //! **The bias** follows Booksim2 (`ugal_dragonflynew` in `src/networks/dragonfly.cpp`, @28f4329:
 //! minimal unless `min_queue > 2 * nonmin_queue + adaptive_threshold`, "this constant biases the
 //! adaptive decision toward minimum routing"). Its 30 flits are for its own measure (the credits of all
-//! three VCs of a port, 64 flits each); for this measure the default is 45 phits, the middle of the
-//! range where, on the dragonfly p=2, a=4, h=2 with 16-phit packets and 4-packet queues (seed 1,
-//! 10,000-cycle window, offered 0.9 uniform and 0.6 next-group), UGAL carries what minimal routing
-//! carries under uniform traffic and stays within 10% of Valiant under next-group traffic:
+//! three VCs of a port, 64 flits each). For this measure the default is 70% of one switch input queue:
+//! 45 phits under seed 004's model (4 packets of 16 phits), the middle of the range where, on the
+//! dragonfly p=2, a=4, h=2 (seed 1, 10,000-cycle window, offered 0.9 uniform and 0.6 next-group), UGAL
+//! carries what minimal routing carries under uniform traffic and stays within 10% of Valiant under
+//! next-group traffic:
 //!
 //! | threshold | uniform, UGAL / minimal | next-group, UGAL / Valiant |
 //! |---|---|---|
@@ -31,6 +32,16 @@
 //!
 //! Without any bias (`threshold=0`) UGAL-L detours for one packet of queue difference, which under
 //! uniform traffic, where first hops are evenly loaded, doubles hops for nothing (0.58 against 0.65).
+//!
+//! **Why a fraction of the queue, not a number of phits.** The local queue is bounded by the next
+//! buffer's capacity plus the heads asking, so a fixed bias means a different thing for each buffer
+//! size. Seed 003's Fig. 8 runs use single-phit packets and 32-packet queues (`configs/seed003-fig8.toml`):
+//! there 45 phits is more than a whole queue, and on its dragonfly (p=4, a=8, h=4) under tornado traffic
+//! UGAL carried 0.154 at offered 0.2 (seed 1, 5,000-cycle window); 70% of the queue (22 phits) carries
+//! 0.180 there and is level with minimal routing under uniform traffic (0.6213 against 0.6213 at offered
+//! 0.65). No bias carries 0.23 under tornado but drops below minimal under uniform traffic (0.539 at
+//! 0.55); Valiant carries 0.30. UGAL-L's local view is weakest exactly there: a router whose own
+//! global link is not the congested one sees the congestion only through its local link's credits.
 
 use super::{NetView, PathChoice, SwitchPaths, random_intermediate};
 use crate::error::Result;
@@ -42,34 +53,44 @@ use crate::topology::Topology;
 pub const ENTRY: Entry<Box<dyn PathChoice>> = Entry {
     name: "ugal",
     keys: &["threshold"],
-    help: "UGAL-L: minimal or Valiant per packet by local queue x hops, minimal bias threshold=T phits",
+    help: "UGAL-L: minimal or Valiant per packet by local queue x hops, minimal bias threshold=T phits \
+           (default 70% of a switch input queue)",
     build: |p| {
-        let threshold = p.u32_in("threshold", Some(DEFAULT_THRESHOLD), 0, 1 << 24)?;
+        let threshold = match p.raw("threshold") {
+            Some(_) => Some(u64::from(p.u32_in("threshold", None, 0, 1 << 24)?)),
+            None => None,
+        };
         Ok(Box::new(Ugal {
-            threshold: u64::from(threshold),
+            threshold,
             paths: SwitchPaths::default(),
         }))
     },
 };
 
-/// Default minimal bias in phits (see the module notes: Booksim2's `adaptive_threshold` idea, sized
-/// for this local-queue measure).
-pub const DEFAULT_THRESHOLD: u32 = 45;
+/// The default minimal bias, in tenths of one switch input queue's phits (see the module notes:
+/// Booksim2's `adaptive_threshold` idea, sized for this local-queue measure).
+pub const DEFAULT_BIAS_TENTHS: u64 = 7;
+
+/// The default minimal bias for input queues of `queue_phits` phits: 70% of one, rounded (45 phits
+/// for seed 004's 4 packets of 16 phits).
+pub fn default_threshold(queue_phits: u64) -> u64 {
+    (queue_phits.saturating_mul(DEFAULT_BIAS_TENTHS) + 5) / 10
+}
 
 /// UGAL-L with the topology's switch distances.
 #[derive(Debug, Clone)]
 pub struct Ugal {
-    /// Minimal bias added to the Valiant path's weight, in phits (queue phits x hops).
-    threshold: u64,
+    /// Minimal bias added to the Valiant path's weight, in phits (queue phits x hops); `None`: the
+    /// default, [`default_threshold`] of the run's input queues.
+    threshold: Option<u64>,
     paths: SwitchPaths,
 }
 
 impl PathChoice for Ugal {
     fn spec(&self) -> String {
-        if self.threshold == u64::from(DEFAULT_THRESHOLD) {
-            "ugal".to_string()
-        } else {
-            format!("ugal:threshold={}", self.threshold)
+        match self.threshold {
+            None => "ugal".to_string(),
+            Some(t) => format!("ugal:threshold={t}"),
         }
     }
     fn prepare(&mut self, topo: &dyn Topology) -> Result<()> {
@@ -90,8 +111,11 @@ impl PathChoice for Ugal {
         let valiant_hops =
             u64::from(self.paths.distance(src_sw, via_sw) + self.paths.distance(via_sw, dst_sw))
                 + 1;
+        let threshold = self
+            .threshold
+            .unwrap_or_else(|| default_threshold(net.queue_phits()));
         let minimal = net.first_hop_queue(src, dest) * minimal_hops;
         let valiant = net.first_hop_queue(src, via) * valiant_hops;
-        (valiant + self.threshold * minimal_hops < minimal).then_some(via)
+        (valiant + threshold * minimal_hops < minimal).then_some(via)
     }
 }

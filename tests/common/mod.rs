@@ -32,7 +32,7 @@ pub fn native_error(tag: &str, name: &str, text: &str) -> String {
 }
 
 /// One open-loop point of `pattern` traffic on topology `spec` under `model` with `params`.
-fn point(
+pub fn point(
     spec: &str,
     pattern: &str,
     model: &netreplay::network::NetworkModel,

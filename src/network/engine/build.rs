@@ -154,6 +154,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             node_switch,
             node_port,
             packet_phits: p,
+            queue_phits: u64::from(model.input_queue_packets) * u64::from(p),
             packet_bytes: model.packet_bytes(),
             credit_delay: model.credit_delay,
             allocation_delay: model.allocation_delay,

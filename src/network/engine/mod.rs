@@ -227,6 +227,8 @@ pub(super) struct Engine<'a, D: Driver> {
     node_port: Vec<u32>,
     packet_phits: u32,
     packet_bytes: u64,
+    /// Phits one switch input queue holds (`input_queue_packets` x P): the scale of UGAL's default bias.
+    queue_phits: u64,
     /// Cycles from a packet's tail leaving a buffer to its credits reaching the feeding channel.
     credit_delay: u32,
     /// Cycles a switch input queue's head waits once it is at the front (see the module notes).

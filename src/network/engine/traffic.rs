@@ -128,6 +128,7 @@ impl<D: Driver> Engine<'_, D> {
             vcs: self.vcs,
             copies: self.copies,
             packet_phits: self.packet_phits,
+            queue_phits: self.queue_phits,
         };
         self.paths
             .intermediate(&mut view, &mut self.rng, src, dest)
@@ -154,6 +155,7 @@ struct View<'e> {
     vcs: u32,
     copies: u32,
     packet_phits: u32,
+    queue_phits: u64,
 }
 
 impl NetView for View<'_> {
@@ -168,6 +170,9 @@ impl NetView for View<'_> {
     }
     fn now(&self) -> u64 {
         self.now
+    }
+    fn queue_phits(&self) -> u64 {
+        self.queue_phits
     }
     fn link_packets(&self, switch: u32, port: u32) -> u32 {
         let gp = self.port_start[switch as usize] + port;
