@@ -32,8 +32,14 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     let slots = ports
         * vcs
         * (u64::from(model.input_queue_packets) + u64::from(model.output_queue_packets));
-    // Per buffer: the record, free phits, and the construction-time feeder and capacity arrays.
-    let per_buffer = buffer + 4 + 4 + 4;
+    // Per buffer: the record, free phits, the construction-time feeder and capacity arrays, and the
+    // room lent under phit credits.
+    let lent = if model.credits == super::CreditUnit::Phit {
+        2
+    } else {
+        0
+    };
+    let per_buffer = buffer + 4 + 4 + 4 + lent;
     // Per channel: the record, busy-until and phit counters, its next buffer, latency, waiter list.
     let per_channel = channel + 8 + 8 + 4 + 4 + 24;
     // Per node: attachment, rank map, queue of messages; per switch port: its switch and start.

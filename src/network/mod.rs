@@ -22,7 +22,7 @@ pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
 pub use flow::Model;
 pub use instrumented::{Instruments, simulate_instrumented};
-pub use model::{Arbitration, LoserRetry, NetworkModel, PRESETS, Preset};
+pub use model::{Arbitration, CreditUnit, LoserRetry, NetworkModel, PRESETS, Preset};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
 pub use selection::Selection;

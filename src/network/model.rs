@@ -62,6 +62,35 @@ pub struct NetworkModel {
     /// configs written before the key existed do not change.
     #[serde(default, skip_serializing_if = "Model::is_flit")]
     pub model: Model,
+    /// When the room a leaving packet frees may be used: once its tail has left (`packet`, default:
+    /// virtual cut-through with whole-packet credits) or phit by phit as it leaves (`phit`: Booksim's
+    /// per-flit credits, so a packet may start into a full buffer whose front packet is leaving). Left
+    /// out of serialised configs when `packet`, so existing campaign hashes stand.
+    #[serde(default, skip_serializing_if = "CreditUnit::is_packet")]
+    pub credits: CreditUnit,
+}
+
+/// The unit in which a buffer's room is returned to the channel feeding it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CreditUnit {
+    /// The whole packet's room, `credit_delay` cycles after its tail has left (seed 004 §3.1, FSIN).
+    #[default]
+    Packet,
+    /// Each phit's room, `credit_delay` cycles after that phit has left (Booksim2's flit credits). A
+    /// packet is a rigid train here, so a packet may start into a buffer as soon as the front packet's
+    /// first credits are back: the room it lacks is the leaving packet's, freed one phit per cycle
+    /// ahead of its own phits arriving. At most one packet borrows against each leaving packet. On
+    /// topologies with bubble flow control credits stay whole packets: the bubble rule, whose
+    /// deadlock freedom rests on a free packet slot in every ring, counts packets.
+    Phit,
+}
+
+impl CreditUnit {
+    /// The default, left out of serialised configs.
+    pub fn is_packet(&self) -> bool {
+        *self == CreditUnit::Packet
+    }
 }
 
 /// How a channel chooses among the buffers that bid for it in the same cycle.
@@ -104,6 +133,7 @@ impl Default for NetworkModel {
             loser_retry: LoserRetry::NextCycle,
             virtual_channels: 1,
             model: Model::Flit,
+            credits: CreditUnit::Packet,
         }
     }
 }
@@ -163,6 +193,7 @@ struct NetworkConfig {
     loser_retry: Option<LoserRetry>,
     virtual_channels: Option<u32>,
     model: Option<Model>,
+    credits: Option<CreditUnit>,
 }
 
 impl TryFrom<NetworkConfig> for NetworkModel {
@@ -203,6 +234,9 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         if let Some(model) = c.model {
             m.model = model;
         }
+        if let Some(v) = c.credits {
+            m.credits = v;
+        }
         Ok(m)
     }
 }
@@ -230,7 +264,9 @@ impl NetworkModel {
     /// the previous tail has won the switch; the next head's VC allocation overlaps that tail's crossbar
     /// cycle, so one cycle (its switch allocation) falls after the tail has left: `allocation_delay` 1
     /// (2 would overshoot Booksim's latency at load 0.3 by 5%, see the README). Credits cross a credit
-    /// channel of the link's latency (1 cycle) plus the router's `credit_delay` (0): `credit_delay` 1.
+    /// channel of the link's latency (1 cycle) plus the router's `credit_delay` (0): `credit_delay` 1;
+    /// they are per flit (`credits = "phit"`), so a packet may follow one leaving a full buffer at
+    /// once, as Booksim's VC allocator (`wait_for_tail_credit = 0`) lets it.
     /// Buffers: 64 flits per VC, i.e. 4 packets of 16 phits. Booksim's topologies decide the VCs (torus:
     /// dateline, 2; mesh: 1), as ours do.
     /// The output is fixed when the head is routed (`selection = "fixed"`), as Booksim's routing
@@ -242,6 +278,7 @@ impl NetworkModel {
             routing_delay: 3,
             allocation_delay: 1,
             credit_delay: 1,
+            credits: CreditUnit::Phit,
             selection: Selection::fixed(),
             ..NetworkModel::default()
         }

@@ -19,6 +19,9 @@ pub enum Event {
     Deliver(u32),
     /// The credits for a packet that left a buffer reach the channel feeding it (`credit_delay`).
     CreditReturn(u32),
+    /// The first credits of a packet that started leaving a buffer reach the channel feeding it
+    /// (`credits = "phit"`): a packet may now borrow the room it frees.
+    CreditStream(u32),
     /// A rank finished a computation.
     WakeRank(u32),
 }

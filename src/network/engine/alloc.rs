@@ -95,8 +95,7 @@ impl<D: Driver> Engine<'_, D> {
         } else {
             1
         };
-        let room = down == SINK
-            || (down..down + vcs).any(|d| self.buf_free[d as usize] >= self.packet_phits);
+        let room = down == SINK || (down..down + vcs).any(|d| self.room(d) >= self.packet_phits);
         if !room {
             return;
         }
@@ -204,6 +203,15 @@ impl<D: Driver> Engine<'_, D> {
         let c = cand.channel as usize;
         self.bufs[b as usize].sending = true;
         self.bufs[b as usize].out_at = now;
+        if self.phit_credits && !self.is_injection(b) {
+            // Its first credits reach the feeding channel `credit_delay` cycles from now.
+            if self.credit_delay == 0 {
+                self.wake_waiters(self.bufs[b as usize].feeder);
+            } else {
+                self.wheel
+                    .schedule(now + u64::from(self.credit_delay), Event::CreditStream(b));
+            }
+        }
         self.pkts[pkt as usize].fixed = NO_FIX;
         self.chans[c].sender = b;
         self.chan_busy_until[c] = now + u64::from(p);
@@ -224,7 +232,15 @@ impl<D: Driver> Engine<'_, D> {
                 .schedule(ready + u64::from(p), Event::Deliver(pkt));
         } else {
             let down = cand.down;
-            self.buf_free[down as usize] -= p;
+            let free = self.buf_free[down as usize];
+            if free >= p {
+                self.buf_free[down as usize] = free - p;
+            } else {
+                // Phit credits: the rest is the leaving packet's room, repaid by its credit return.
+                debug_assert!(self.phit_credits && self.room(down) >= p);
+                self.lent[down as usize] = (p - free) as u16;
+                self.buf_free[down as usize] = 0;
+            }
             self.bufs[down as usize].in_at = now + u64::from(self.chans[c].lag);
             let ready = if down < self.inj_base {
                 ready + u64::from(self.arrival_extra)
@@ -270,9 +286,14 @@ impl<D: Driver> Engine<'_, D> {
         }
     }
 
-    /// The room a packet left in buffer `b` becomes credits its feeding channel sees.
+    /// The room a packet left in buffer `b` becomes credits its feeding channel sees (less what a
+    /// packet already borrowed of it under phit credits).
     pub(super) fn return_credit(&mut self, b: u32) {
-        self.buf_free[b as usize] += self.packet_phits;
+        let lent = match self.lent.get_mut(b as usize) {
+            Some(lent) => u32::from(std::mem::take(lent)),
+            None => 0,
+        };
+        self.buf_free[b as usize] += self.packet_phits - lent;
         self.wake_waiters(self.bufs[b as usize].feeder);
     }
 }

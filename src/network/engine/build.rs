@@ -30,6 +30,9 @@ impl<'a, D: Driver> Engine<'a, D> {
         let output_queues = model.output_queue_packets > 0;
         let p = model.packet_phits;
         let (fly, routing) = (model.fly_time, model.routing_delay);
+        // Bubble flow control counts whole packets of room: credits stay per packet there.
+        let phit_credits =
+            model.credits == crate::network::CreditUnit::Phit && !topo.bubble_flow_control();
 
         let inj_base = ports * vcs;
         let out_base = inj_base + nodes;
@@ -97,8 +100,10 @@ impl<'a, D: Driver> Engine<'a, D> {
             } else {
                 model.output_queue_packets
             };
-            buf_free[b as usize] = packets * p;
+            // Injection queues are formed lazily and never fed by a channel, so they keep no credits
+            // (their capacity times P may pass u32: 2^20 packets of 4096 phits).
             if b < inj_base || b >= out_base {
+                buf_free[b as usize] = packets * p;
                 fifo_cap[b as usize] = packets;
             }
         }
@@ -157,6 +162,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             queue_phits: u64::from(model.input_queue_packets) * u64::from(p),
             packet_bytes: model.packet_bytes(),
             credit_delay: model.credit_delay,
+            phit_credits,
             allocation_delay: model.allocation_delay,
             arrival_extra,
             vcs,
@@ -175,6 +181,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             chan_waiters: vec![Vec::new(); channels as usize],
             demand: if non_minimal {
                 vec![Demand::default(); channels as usize]
+            } else {
+                Vec::new()
+            },
+            lent: if phit_credits {
+                vec![0; buffers as usize]
             } else {
                 Vec::new()
             },

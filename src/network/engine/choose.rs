@@ -182,7 +182,28 @@ impl<D: Driver> Engine<'_, D> {
         if cand.down == SINK {
             u32::MAX
         } else {
-            self.buf_free[cand.down as usize]
+            self.room(cand.down)
+        }
+    }
+
+    /// Phits a packet starting now may count on in buffer `d`: its free phits and, with phit credits,
+    /// the room of the packet leaving it once that packet's first credits are back and nobody has
+    /// borrowed them yet. That packet leaves one phit per cycle from `out_at`, `credit_delay` cycles
+    /// ahead of its credits, so a packet started now finds a free slot for every phit it sends.
+    #[inline]
+    pub(super) fn room(&self, d: u32) -> u32 {
+        let free = self.buf_free[d as usize];
+        if !self.phit_credits {
+            return free;
+        }
+        let buf = &self.bufs[d as usize];
+        let streaming = buf.sending
+            && self.lent[d as usize] == 0
+            && self.now >= buf.out_at + u64::from(self.credit_delay);
+        if streaming {
+            free + self.packet_phits
+        } else {
+            free
         }
     }
 

@@ -231,6 +231,9 @@ pub(super) struct Engine<'a, D: Driver> {
     queue_phits: u64,
     /// Cycles from a packet's tail leaving a buffer to its credits reaching the feeding channel.
     credit_delay: u32,
+    /// Credits come back phit by phit (`credits = "phit"`): a packet may start into a buffer whose
+    /// front packet is leaving, borrowing the room that packet frees (see `room`).
+    phit_credits: bool,
     /// Cycles a switch input queue's head waits once it is at the front (see the module notes).
     allocation_delay: u32,
     /// What the allocation delay adds to a head arriving at an idle queue (beyond the routing delay).
@@ -265,6 +268,9 @@ pub(super) struct Engine<'a, D: Driver> {
     bufs: Vec<Buffer>,
     /// Free phits of each buffer: the credits its feeding channel sees (compact: scanned per candidate).
     buf_free: Vec<u32>,
+    /// Phits of room a packet borrowed against each buffer's leaving packet, repaid when that packet's
+    /// credits return (`credits = "phit"` only; empty otherwise).
+    lent: Vec<u16>,
     /// Packet slots of every buffer's FIFO ring, `Buffer::fifo_start..+fifo_cap`.
     fifo_slots: Vec<u32>,
     pkts: Vec<Packet>,
@@ -340,17 +346,26 @@ impl<'a, D: Driver> Engine<'a, D> {
             }
             self.outcome.events += events.len() as u64;
             for &event in &events {
-                if let Event::CreditReturn(b) = event {
-                    // Credits coming home after the last delivery do not lengthen the run.
-                    self.return_credit(b);
-                    continue;
+                // Credits coming home after the last delivery do not lengthen the run.
+                match event {
+                    Event::CreditReturn(b) => {
+                        self.return_credit(b);
+                        continue;
+                    }
+                    Event::CreditStream(b) => {
+                        self.wake_waiters(self.bufs[b as usize].feeder);
+                        continue;
+                    }
+                    _ => {}
                 }
                 self.active_at = now;
                 match event {
                     Event::HeadReady(b) => self.mark_dirty(b),
                     Event::TransmitDone(c) => self.transmit_done(c),
                     Event::Deliver(pkt) => self.deliver(pkt),
-                    Event::CreditReturn(_) => unreachable!("credits are returned above"),
+                    Event::CreditReturn(_) | Event::CreditStream(_) => {
+                        unreachable!("credits are handled above")
+                    }
                     Event::WakeRank(who) => {
                         self.driver.wake(now, who, &mut steps);
                         self.apply(&mut steps);

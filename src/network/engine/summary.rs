@@ -9,6 +9,16 @@ impl<D: Driver> Engine<'_, D> {
     /// move any more (a deadlock, reported with who waits on what).
     pub(super) fn finish(self) -> Result<(Outcome, D)> {
         if self.driver.complete() && self.messages_open == 0 {
+            // Every credit is home once the event queue is empty: each buffer's room is whole again
+            // (under phit credits, every borrowed phit repaid).
+            debug_assert!(
+                (0..self.bufs.len()).all(|b| {
+                    self.is_injection(b as u32)
+                        || self.buf_free[b] == u32::from(self.bufs[b].fifo_cap) * self.packet_phits
+                            && self.lent.get(b).is_none_or(|&l| l == 0)
+                }),
+                "a buffer's credits did not all return"
+            );
             return Ok(self.summarise());
         }
         let in_network = self.outcome.phits_injected - self.outcome.phits_delivered;
