@@ -10,7 +10,9 @@
 //! from a buffer into the next buffer: a switch output link, a node's injection link, or (with output
 //! queues) a crossbar path into an output queue. Credits are counted in phits per buffer and returned
 //! out of band `credit_delay` cycles after the tail leaves (at that very cycle by default; a delayed
-//! return is one wheel event per packet per hop, never a scan).
+//! return is one wheel event per packet per hop, never a scan). Under `credits = "phit"` a packet may
+//! also borrow the room of the packet leaving a full buffer (`choose.rs`, `room`), repaid when that
+//! packet's credits return; one `CreditStream` event per packet per hop wakes the buffers waiting for it.
 //!
 //! **Timing.** A head crossing a link is in the next switch one cycle later plus the fly time, and may
 //! request an output after the routing delay; a destination node consumes the tail one cycle after it
