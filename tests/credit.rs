@@ -3,29 +3,16 @@
 //! against Booksim2's. That `credit_delay = 0` and `allocation_delay = 0` keep every earlier cycle is what
 //! the rest of the suite (tests/engine_timing.rs and the workload tests) checks.
 
+mod common;
+
 use netreplay::network::{CreditUnit, NetworkModel, OpenLoopParams, simulate, simulate_open_loop};
 use netreplay::topology;
 use netreplay::traffic;
-use netreplay::workload::{Op, Program};
 
 /// Completion cycle of one message of `packets` 16-phit packets from node 0 to node 2 of a line of three
 /// switches (`mesh:k=3,n=1`, one node each): L = 4 links, three switches.
 fn stream(packets: u64, model: NetworkModel) -> u64 {
-    let topo = topology::build("mesh:k=3,n=1").unwrap();
-    let program = Program::from_fn(2, |r, ops| {
-        ops.push(if r == 0 {
-            Op::Send {
-                to: 1,
-                bytes: 64 * packets,
-                tag: 0,
-            }
-        } else {
-            Op::Recv { from: 0, tag: 0 }
-        })
-    });
-    simulate(topo.as_ref(), &model, &program, &[0, 2], 1)
-        .unwrap()
-        .completion_cycles
+    common::one_message("mesh:k=3,n=1", 0, 2, 64 * packets, model).completion_cycles
 }
 
 /// With input queues of one packet, packet k+1 may start on a link only when packet k's credits are
@@ -84,27 +71,13 @@ fn phit_credits_let_a_stream_follow_through_one_packet_buffers() {
     }
     // Bubble flow control counts whole packets of room: on its rings credits stay per packet, so the
     // stream is spaced as with `credits = "packet"` (a 4-switch ring, node 0 to node 2: L = 4).
-    let torus = topology::build("torus:k=4,n=1").unwrap();
-    let program = Program::from_fn(2, |r, ops| {
-        ops.push(if r == 0 {
-            Op::Send {
-                to: 1,
-                bytes: 64 * 8,
-                tag: 0,
-            }
-        } else {
-            Op::Recv { from: 0, tag: 0 }
-        })
-    });
     let on_ring = |credits| {
         let model = NetworkModel {
             input_queue_packets: 2,
             credits,
             ..NetworkModel::default()
         };
-        simulate(torus.as_ref(), &model, &program, &[0, 2], 1)
-            .unwrap()
-            .completion_cycles
+        common::one_message("torus:k=4,n=1", 0, 2, 64 * 8, model).completion_cycles
     };
     assert_eq!(on_ring(CreditUnit::Phit), on_ring(CreditUnit::Packet));
     let read: NetworkModel = toml::from_str("credits = \"phit\"").unwrap();
@@ -255,18 +228,7 @@ fn the_largest_accepted_queues_run() {
         ..NetworkModel::default()
     };
     model.validate(topo.as_ref()).unwrap();
-    let program = Program::from_fn(2, |r, ops| {
-        ops.push(if r == 0 {
-            Op::Send {
-                to: 1,
-                bytes: 10,
-                tag: 0,
-            }
-        } else {
-            Op::Recv { from: 0, tag: 0 }
-        })
-    });
-    let o = simulate(topo.as_ref(), &model, &program, &[0, 3], 1).unwrap();
+    let o = common::one_message("fat-tree:k=2,n=2", 0, 3, 10, model);
     // One packet from node 0 to node 3 through the top level: L = 4 links, then its 4096 phits.
     assert_eq!(o.completion_cycles, 4 + 4096);
 }

@@ -204,11 +204,12 @@ impl TryFrom<NetworkConfig> for NetworkModel {
             None => NetworkModel::default(),
             Some(name) => NetworkModel::preset(name)?,
         };
-        let set = |field: &mut u32, value: Option<u32>| {
+        /// A key written beside the preset overrides the preset's value.
+        fn set<T>(field: &mut T, value: Option<T>) {
             if let Some(v) = value {
                 *field = v;
             }
-        };
+        }
         set(&mut m.packet_phits, c.packet_phits);
         set(&mut m.phit_bytes, c.phit_bytes);
         set(&mut m.input_queue_packets, c.input_queue_packets);
@@ -219,24 +220,12 @@ impl TryFrom<NetworkConfig> for NetworkModel {
         set(&mut m.credit_delay, c.credit_delay);
         set(&mut m.fly_time, c.fly_time);
         set(&mut m.virtual_channels, c.virtual_channels);
-        if let Some(r) = c.routing {
-            m.routing = r;
-        }
-        if let Some(v) = c.selection {
-            m.selection = v;
-        }
-        if let Some(v) = c.arbitration {
-            m.arbitration = v;
-        }
-        if let Some(v) = c.loser_retry {
-            m.loser_retry = v;
-        }
-        if let Some(model) = c.model {
-            m.model = model;
-        }
-        if let Some(v) = c.credits {
-            m.credits = v;
-        }
+        set(&mut m.routing, c.routing);
+        set(&mut m.selection, c.selection);
+        set(&mut m.arbitration, c.arbitration);
+        set(&mut m.loser_retry, c.loser_retry);
+        set(&mut m.model, c.model);
+        set(&mut m.credits, c.credits);
         Ok(m)
     }
 }
