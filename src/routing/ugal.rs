@@ -40,7 +40,7 @@
 //! UGAL carried 0.154 at offered 0.2 (seed 1, 5,000-cycle window); 70% of the queue (22 phits) carries
 //! 0.180 there and is level with minimal routing under uniform traffic (0.6213 against 0.6213 at offered
 //! 0.65). No bias carries 0.23 under tornado but drops below minimal under uniform traffic (0.539 at
-//! 0.55); Valiant carries 0.30. UGAL-L's local view is weakest exactly there: a router whose own
+//! 0.55); Valiant is stable at 0.30. UGAL-L's local view is weakest exactly there: a router whose own
 //! global link is not the congested one sees the congestion only through its local link's credits.
 
 use super::{NetView, PathChoice, SwitchPaths, random_intermediate};
