@@ -74,7 +74,10 @@ pub const DEFAULT_BIAS_TENTHS: u64 = 7;
 /// The default minimal bias for input queues of `queue_phits` phits: 70% of one, rounded (45 phits
 /// for seed 004's 4 packets of 16 phits).
 pub fn default_threshold(queue_phits: u64) -> u64 {
-    (queue_phits.saturating_mul(DEFAULT_BIAS_TENTHS) + 5) / 10
+    queue_phits
+        .saturating_mul(DEFAULT_BIAS_TENTHS)
+        .saturating_add(5)
+        / 10
 }
 
 /// UGAL-L with the topology's switch distances.
@@ -117,5 +120,24 @@ impl PathChoice for Ugal {
         let minimal = net.first_hop_queue(src, dest) * minimal_hops;
         let valiant = net.first_hop_queue(src, via) * valiant_hops;
         (valiant + threshold * minimal_hops < minimal).then_some(via)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_threshold;
+
+    /// 70% of the queue, rounded: seed 004's 4 x 16 phits give the sweep's 45, seed 003's 32 x 1 give
+    /// 22, and a one-phit queue still has a bias of 1.
+    #[test]
+    fn default_bias_is_seventy_percent_of_a_queue() {
+        assert_eq!(default_threshold(64), 45);
+        assert_eq!(default_threshold(32), 22);
+        assert_eq!(default_threshold(1), 1);
+        assert_eq!(
+            default_threshold(u64::MAX),
+            u64::MAX / 10,
+            "saturates, never wraps"
+        );
     }
 }
