@@ -37,7 +37,7 @@
 //! buffer's capacity plus the heads asking, so a fixed bias means a different thing for each buffer
 //! size. Seed 003's Fig. 8 runs use single-phit packets and 32-packet queues (`configs/seed003-fig8.toml`):
 //! there 45 phits is more than a whole queue, and on its dragonfly (p=4, a=8, h=4) under tornado traffic
-//! UGAL carried 0.154 at offered 0.2 (seed 1, 5,000-cycle window); 70% of the queue (22 phits) carries
+//! UGAL carried 0.154 at offered 0.2 (seed 1, 5,000-cycle window, the default FSIN selection); 70% of the queue (22 phits) carries
 //! 0.180 there and is level with minimal routing under uniform traffic (0.6213 against 0.6213 at offered
 //! 0.65). No bias carries 0.23 under tornado but drops below minimal under uniform traffic (0.539 at
 //! 0.55); Valiant is stable at 0.30. UGAL-L's local view is weakest exactly there: a router whose own
