@@ -405,9 +405,6 @@ impl<'a, D: Driver> Replay<'a, D> {
             }
         }
         self.seeds.clear();
-        for &l in &self.freed_links {
-            self.link_freed[l as usize] = false;
-        }
         let mut visit = Visit {
             epoch,
             link_stamp: &mut self.link_stamp,
@@ -416,6 +413,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             component: &mut self.component,
         };
         for &l in &self.freed_links {
+            self.link_freed[l as usize] = false;
             visit.link(l);
         }
         self.freed_links.clear();
