@@ -49,15 +49,15 @@ impl Outcome {
 
     /// Closes the counters at the end of a run (either engine): the run ends no earlier than its last
     /// event at `active_at`; phits, mean hops and mean latency follow from the counts (`latency_sum`
-    /// over the messages consumed, all but `messages_open`); `loads` are the per-class loads and the
-    /// busiest links ([`super::stats::link_loads`] over `active_at.max(1)` cycles).
+    /// over the messages consumed, all but `messages_open`); `links` (class, name, phits carried) give
+    /// the per-class loads and the busiest links ([`super::stats::link_loads`] over the run's cycles).
     pub(crate) fn close(
         &mut self,
         active_at: u64,
         packet_phits: u64,
         latency_sum: u128,
         messages_open: u64,
-        loads: (Vec<super::stats::ClassLoad>, Vec<super::stats::LinkLoad>),
+        links: impl Iterator<Item = (String, String, u64)>,
     ) {
         self.completion_cycles = self.completion_cycles.max(active_at);
         self.phits = self.packets * packet_phits;
@@ -68,7 +68,8 @@ impl Outcome {
         if done > 0 {
             self.mean_message_latency = latency_sum as f64 / done as f64;
         }
-        (self.link_classes, self.busiest_links) = loads;
+        (self.link_classes, self.busiest_links) =
+            super::stats::link_loads(links, active_at.max(1), packet_phits);
     }
 
     /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the

@@ -47,16 +47,20 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Final counters, with link loads grouped by class and the busiest links.
     pub(super) fn summarise(mut self) -> (Outcome, D) {
+        // The link iterator reads the engine, so the counters are closed outside it.
+        let mut outcome = std::mem::take(&mut self.outcome);
         let links = (0..self.xbar_base).filter_map(|c| {
             let (class, name) = self.describe_link(c)?;
             Some((class, name, self.chan_phits[c as usize]))
         });
-        let p = u64::from(self.packet_phits);
-        let loads = crate::network::stats::link_loads(links, self.active_at.max(1), p);
-        let (active_at, latency_sum) = (self.active_at, self.latency_sum);
-        self.outcome
-            .close(active_at, p, latency_sum, self.messages_open, loads);
-        (self.outcome, self.driver)
+        outcome.close(
+            self.active_at,
+            u64::from(self.packet_phits),
+            self.latency_sum,
+            self.messages_open,
+            links,
+        );
+        (outcome, self.driver)
     }
 
     /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.

@@ -501,14 +501,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             let (class, name) = routes.describe(l)?;
             Some((class, name, self.link_phits[l as usize].round() as u64))
         });
-        let loads =
-            crate::network::stats::link_loads(links, self.active_at.max(1), self.packet_phits);
         self.outcome.close(
             self.active_at,
             self.packet_phits,
             self.latency_sum,
             self.messages_open,
-            loads,
+            links,
         );
         (self.outcome, self.driver)
     }
