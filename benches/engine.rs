@@ -1,19 +1,75 @@
-//! Engine speed: phit-hops per second and node-cycles per second on one core.
+//! Engine speed: events, decisions, phit-hops and events per CPU-second, under the default model
+//! (FSIN's selection, planned) beside the free-outputs rule on the same runs.
 //!
-//! `cargo bench --bench engine` replays `bu:size=10000` over `fat-tree:k=8,n=4` (4096 nodes), the
-//! reference case of the engine issue; `cargo bench --bench engine -- TOPOLOGY WORKLOAD [REPEATS]` runs
-//! another. Each case is repeated (3 times by default) and the best and median are printed, with the
-//! process's peak resident memory.
+//! `cargo bench --bench engine` runs the five reference cases (4,096-node trees with BU and 2M, a
+//! 16-ary 3-cube with 3M, a 1,056-node dragonfly with BU on 1,024 ranks, all 10 KB messages);
+//! `cargo bench --bench engine -- TOPOLOGY WORKLOAD [SELECTION...]` runs one case, e.g.
+//! `-- thin-tree:k=8,up=4,n=4 bu:size=1000 fsin fsin-poll free`. CPU time is the process's own
+//! (`/proc/self/schedstat`), so a loaded machine changes it little; events and decisions do not
+//! depend on the machine at all.
 
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::{NetworkModel, Selection, simulate};
 use netreplay::{placement, topology, workload};
-use std::time::Instant;
 
-fn peak_rss_mib() -> Option<f64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib / 1024.0)
+const CASES: [(&str, &str, Option<u32>); 5] = [
+    ("fat-tree:k=8,n=4", "bu:size=10000", None),
+    ("thin-tree:k=8,up=4,n=4", "bu:size=10000", None),
+    ("thin-tree:k=8,up=4,n=4", "2m:size=10000", None),
+    ("torus:k=16,n=3", "3m:size=10000", None),
+    ("dragonfly:p=4,a=8,h=4", "bu:size=10000", Some(1024)),
+];
+
+/// CPU time this process has run, in seconds (Linux's scheduler statistics).
+fn cpu_seconds() -> f64 {
+    let text = std::fs::read_to_string("/proc/self/schedstat").unwrap_or_default();
+    let ns: f64 = text
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
+    ns / 1e9
+}
+
+fn run_case(topo_spec: &str, workload_spec: &str, ranks: Option<u32>, selections: &[String]) {
+    let topo = topology::build(topo_spec).expect("topology");
+    let wl = workload::build(workload_spec).expect("workload");
+    let ranks = ranks.or(wl.ranks).unwrap_or(topo.nodes());
+    let program = wl.generator.generate(ranks).expect("program");
+    let rank_node = placement::build("consecutive")
+        .unwrap()
+        .place(ranks, topo.as_ref(), 1)
+        .expect("placement");
+    println!("{} / {workload_spec} ({ranks} ranks)", topo.spec());
+    let mut reference = None;
+    for name in selections {
+        let model = NetworkModel {
+            selection: Selection::parse(name).expect("selection"),
+            ..NetworkModel::default()
+        };
+        let start = cpu_seconds();
+        let o = simulate(topo.as_ref(), &model, &program, &rank_node, 1).expect("simulation");
+        let cpu = cpu_seconds() - start;
+        let packet_hops = o.phit_hops as f64 / f64::from(model.packet_phits);
+        println!(
+            "  {name:<9} cycles {:>10}  events {:>11}  decisions {:>11}  events/packet-hop {:.2}  \
+             cpu {cpu:>7.2} s  phit-hops/s {:>6.1} M  events/s {:>5.1} M",
+            o.completion_cycles,
+            o.events,
+            o.decisions,
+            o.events as f64 / packet_hops,
+            o.phit_hops as f64 / cpu / 1e6,
+            o.events as f64 / cpu / 1e6,
+        );
+        match reference {
+            None => reference = Some((o.events, cpu)),
+            Some((events, seconds)) => println!(
+                "  {name:<9} against {}: {:.2}x the events, {:.2}x the CPU time",
+                selections[0],
+                o.events as f64 / events as f64,
+                cpu / seconds
+            ),
+        }
+    }
 }
 
 fn main() {
@@ -21,61 +77,20 @@ fn main() {
         .skip(1)
         .filter(|a| !a.starts_with("--"))
         .collect();
-    let topo_spec = args.first().map_or("fat-tree:k=8,n=4", String::as_str);
-    let workload_spec = args.get(1).map_or("bu:size=10000", String::as_str);
-    let repeats: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
-
-    let topo = topology::build(topo_spec).expect("topology");
-    let wl = workload::build(workload_spec).expect("workload");
-    let ranks = wl.ranks.unwrap_or(topo.nodes());
-    let program = wl.generator.generate(ranks).expect("program");
-    let rank_node = placement::build("consecutive")
-        .unwrap()
-        .place(ranks, topo.as_ref(), 1)
-        .expect("placement");
-    let model = NetworkModel::default();
-
-    let mut runs = Vec::new();
-    for _ in 0..repeats {
-        let start = Instant::now();
-        let o = simulate(topo.as_ref(), &model, &program, &rank_node, 1).expect("simulation");
-        let wall = start.elapsed().as_secs_f64();
-        runs.push((wall, o));
-    }
-    runs.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let (best, o) = &runs[0];
-    let median = runs[runs.len() / 2].0;
-    let node_cycles = f64::from(topo.nodes()) * o.completion_cycles as f64;
-    println!(
-        "case                 {} / {} ({} ranks)",
-        topo.spec(),
-        workload_spec,
-        ranks
-    );
-    println!("completion_cycles    {}", o.completion_cycles);
-    println!("messages / packets   {} / {}", o.messages, o.packets);
-    println!("phit_hops            {}", o.phit_hops);
-    println!("events               {}", o.events);
-    println!(
-        "wall (best, median)  {:.3} s, {:.3} s over {} runs",
-        best,
-        median,
-        runs.len()
-    );
-    println!(
-        "phit-hops/s          {:.1} M (best), {:.1} M (median)",
-        o.phit_hops as f64 / best / 1e6,
-        o.phit_hops as f64 / median / 1e6
-    );
-    println!(
-        "node-cycles/s        {:.1} M (best)",
-        node_cycles / best / 1e6
-    );
-    println!(
-        "events/s             {:.1} M (best)",
-        o.events as f64 / best / 1e6
-    );
-    if let Some(mib) = peak_rss_mib() {
-        println!("peak RSS             {mib:.0} MiB");
+    let defaults = ["free".to_string(), "fsin".to_string()];
+    match args.as_slice() {
+        [topo, wl, selections @ ..] => {
+            let selections = if selections.is_empty() {
+                &defaults[..]
+            } else {
+                selections
+            };
+            run_case(topo, wl, None, selections);
+        }
+        _ => {
+            for (topo, wl, ranks) in CASES {
+                run_case(topo, wl, ranks, &defaults);
+            }
+        }
     }
 }

@@ -27,6 +27,9 @@ pub struct Outcome {
     pub mean_message_latency: f64,
     /// Events the engine processed.
     pub events: u64,
+    /// Times a packet head asked the output selection policy for an output (the engine's main work
+    /// besides events).
+    pub decisions: u64,
     /// Load per class of link (injection, ejection, tree level up/down, switch-switch).
     pub link_classes: Vec<super::stats::ClassLoad>,
     /// The most loaded links.

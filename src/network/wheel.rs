@@ -24,6 +24,9 @@ pub enum Event {
     CreditStream(u32),
     /// A rank finished a computation.
     WakeRank(u32),
+    /// A buffer's head planned to be looked at again now (a planned retry, `engine/watch.rs`); stale
+    /// when the buffer's plan has changed since.
+    Select(u32),
 }
 
 /// Timing wheel plus overflow heap.

@@ -67,14 +67,19 @@ impl<D: Driver> Engine<'_, D> {
 
     pub(super) fn stop_waiting(&mut self, b: u32) {
         if self.bufs[b as usize].waiting {
-            self.bufs[b as usize].waiting = false;
             self.fill_candidates(b);
-            for cand in &self.candidates {
-                let waiters = &mut self.chan_waiters[cand.channel as usize];
-                if let Some(i) = waiters.iter().position(|&w| w == b) {
-                    waiters.swap_remove(i);
-                    self.chans[cand.channel as usize].waiters -= 1;
-                }
+            self.leave_waiters(b);
+        }
+    }
+
+    /// Unregisters waiting buffer `b` from its candidates' channels (in `self.candidates`).
+    pub(super) fn leave_waiters(&mut self, b: u32) {
+        self.bufs[b as usize].waiting = false;
+        for cand in &self.candidates {
+            let waiters = &mut self.chan_waiters[cand.channel as usize];
+            if let Some(i) = waiters.iter().position(|&w| w == b) {
+                waiters.swap_remove(i);
+                self.chans[cand.channel as usize].waiters -= 1;
             }
         }
     }
@@ -110,6 +115,7 @@ impl<D: Driver> Engine<'_, D> {
     /// Grants channels to the buffers that changed this cycle (random arbitration per channel, adaptive
     /// choice per packet), repeating for the losers until nobody else can move.
     pub(super) fn allocate(&mut self) {
+        self.allocating = true;
         while !self.dirty.is_empty() {
             let round = std::mem::take(&mut self.dirty);
             self.round = self.round.wrapping_add(1);
@@ -121,7 +127,7 @@ impl<D: Driver> Engine<'_, D> {
             self.proposals.clear();
             for &b in &round {
                 match self.decide(b) {
-                    Decision::NotReady => {}
+                    Decision::NotReady | Decision::Watch => {}
                     Decision::Blocked => self.wait_on_candidates(b),
                     Decision::Retry => self.retry_next_cycle(b),
                     Decision::Go { cand, alone } => {
@@ -150,6 +156,7 @@ impl<D: Driver> Engine<'_, D> {
                 }
             }
         }
+        self.allocating = false;
     }
 
     /// Registers buffer `b`'s bid for `channel` in this round (its index is the next proposal's).
@@ -187,6 +194,7 @@ impl<D: Driver> Engine<'_, D> {
         let now = self.now;
         let p = self.packet_phits;
         self.stop_waiting(b);
+        self.unwatch(b);
         let pkt = if self.is_injection(b) {
             self.new_packet(b - self.inj_base)
         } else {
@@ -203,10 +211,14 @@ impl<D: Driver> Engine<'_, D> {
         let c = cand.channel as usize;
         self.bufs[b as usize].sending = true;
         self.bufs[b as usize].out_at = now;
+        if !self.is_injection(b) {
+            self.notify(self.bufs[b as usize].feeder, watch::Change::Drain(b));
+        }
         if self.phit_credits && !self.is_injection(b) {
             // Its first credits reach the feeding channel `credit_delay` cycles from now.
             if self.credit_delay == 0 {
                 self.wake_waiters(self.bufs[b as usize].feeder);
+                self.notify(self.bufs[b as usize].feeder, watch::Change::Credit);
             } else {
                 self.wheel
                     .schedule(now + u64::from(self.credit_delay), Event::CreditStream(b));
@@ -221,7 +233,7 @@ impl<D: Driver> Engine<'_, D> {
             self.outcome.phit_hops += u64::from(p);
             self.chan_phits[c] += u64::from(p);
             self.pkts[pkt as usize].hops += 1;
-            // Link load over time (issue 16): off unless a recorder is attached.
+            // Link load over time: off unless a recorder is attached.
             if let Some(load) = self.load.as_deref_mut() {
                 load.add(cand.channel, now, p);
             }
@@ -254,15 +266,21 @@ impl<D: Driver> Engine<'_, D> {
                 self.wheel.schedule(ready, Event::HeadReady(down));
             }
         }
+        self.notify(cand.channel, watch::Change::Taken);
     }
 
     pub(super) fn transmit_done(&mut self, channel: u32) {
         let b = self.chans[channel as usize].sender;
         self.bufs[b as usize].sending = false;
         self.wake_waiters(channel);
+        self.notify(channel, watch::Change::Freed);
         if self.is_injection(b) {
             self.mark_dirty(b);
             return;
+        }
+        if self.phit_credits {
+            // The room of the packet that streamed out is no longer lent until its credits return.
+            self.notify(self.bufs[b as usize].feeder, watch::Change::Taken);
         }
         if self.credit_delay == 0 {
             self.return_credit(b);
@@ -294,6 +312,8 @@ impl<D: Driver> Engine<'_, D> {
             None => 0,
         };
         self.buf_free[b as usize] += self.packet_phits - lent;
-        self.wake_waiters(self.bufs[b as usize].feeder);
+        let feeder = self.bufs[b as usize].feeder;
+        self.wake_waiters(feeder);
+        self.notify(feeder, watch::Change::Credit);
     }
 }

@@ -121,6 +121,10 @@ impl<'a, D: Driver> Engine<'a, D> {
                 waiting: false,
                 in_at: 0,
                 out_at: 0,
+                select_at: watch::NO_PLAN,
+                select_pick: watch::NO_PICK,
+                watch_gen: 0,
+                watch_level: 0,
             });
             total += fifo_cap[b];
         }
@@ -179,6 +183,9 @@ impl<'a, D: Driver> Engine<'a, D> {
             chan_down,
             chan_phits: vec![0; channels as usize],
             chan_waiters: vec![Vec::new(); channels as usize],
+            chan_watchers: vec![Vec::new(); channels as usize],
+            plans: model.selection.policy().plans() && !non_minimal,
+            allocating: false,
             demand: if non_minimal {
                 vec![Demand::default(); channels as usize]
             } else {
@@ -208,6 +215,8 @@ impl<'a, D: Driver> Engine<'a, D> {
             route_scratch: Vec::new(),
             candidates: Vec::new(),
             states: Vec::new(),
+            trends: Vec::new(),
+            watch: Default::default(),
             dirty: Vec::new(),
             proposals: Vec::new(),
             round: 0,

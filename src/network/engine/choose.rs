@@ -114,6 +114,16 @@ impl<D: Driver> Engine<'_, D> {
                 _ => return Decision::NotReady,
             }
         };
+        // A planned grant is due now, or any other look replaces the plan.
+        let planned = if self.plans {
+            let buf = &self.bufs[b as usize];
+            let pick = (buf.select_at == self.now).then_some(buf.select_pick);
+            self.unwatch(b);
+            pick.filter(|&p| p != watch::NO_PICK)
+        } else {
+            None
+        };
+        self.outcome.decisions += 1;
         self.fill_candidates(b);
         if self.candidates.is_empty() {
             return Decision::Blocked;
@@ -137,6 +147,18 @@ impl<D: Driver> Engine<'_, D> {
             self.candidates.insert(0, fixed);
         }
         self.fill_states();
+        if let Some(pick) = planned {
+            let pick = pick as usize;
+            // The plan read every change that could make its candidate unusable.
+            debug_assert!(self.states[pick].usable(), "a planned grant is not usable");
+            if self.states[pick].usable() {
+                let usable = self.states.iter().filter(|s| s.usable()).count();
+                return Decision::Go {
+                    cand: self.candidates[pick],
+                    alone: usable == 1,
+                };
+            }
+        }
         let choice = self.selection.choose(&self.states, &mut self.rng);
         if let Choice::Take { index, .. } | Choice::Retry { index } = choice {
             self.count_request(self.candidates[index].channel);
@@ -147,6 +169,13 @@ impl<D: Driver> Engine<'_, D> {
                 alone,
             },
             Choice::Wait => Decision::Blocked,
+            Choice::Retry { .. } if self.plans => {
+                if self.bufs[b as usize].waiting {
+                    self.leave_waiters(b);
+                }
+                self.plan_retry(b);
+                Decision::Watch
+            }
             Choice::Retry { .. } => Decision::Retry,
         }
     }
@@ -211,24 +240,8 @@ impl<D: Driver> Engine<'_, D> {
     /// last one still to arrive and those of the one leaving that have left. Packets enter a buffer one
     /// after another on its one feeding channel and leave one after another, one phit per cycle, so
     /// only the last to arrive and the one leaving can be partial.
-    fn occupancy(&self, d: u32) -> u32 {
-        if d == SINK {
-            return 0;
-        }
-        let buf = &self.bufs[d as usize];
-        let packets = u64::from(buf.fifo_len) + u64::from(buf.sending);
-        if packets == 0 {
-            return 0;
-        }
-        let p = u64::from(self.packet_phits);
-        let arrived_of_last = self.now.saturating_sub(buf.in_at).min(p);
-        let left_of_leaving = if buf.sending {
-            self.now.saturating_sub(buf.out_at).min(p)
-        } else {
-            0
-        };
-        (packets * p)
-            .saturating_sub(p - arrived_of_last)
-            .saturating_sub(left_of_leaving) as u32
+    #[inline]
+    pub(super) fn occupancy(&self, d: u32) -> u32 {
+        self.trend(d).at(0)
     }
 }

@@ -54,6 +54,7 @@ mod choose;
 mod record;
 mod summary;
 mod traffic;
+mod watch;
 
 pub use super::outcome::Outcome;
 
@@ -81,6 +82,8 @@ enum Decision {
     Blocked,
     /// Ask again next cycle (the policy's choice is busy, or lost an arbitration).
     Retry,
+    /// The retry is planned and the candidates are watched (`watch.rs`): nothing to do now.
+    Watch,
     /// Send on this candidate; `alone` when it was the only usable one.
     Go { cand: Candidate, alone: bool },
 }
@@ -179,6 +182,14 @@ struct Buffer {
     in_at: u64,
     /// Cycle its current (or last) packet started leaving.
     out_at: u64,
+    /// Cycle its head is next looked at for a planned retry ([`watch::NO_PLAN`] if none), and the
+    /// candidate it is then granted ([`watch::NO_PICK`] for a fresh look).
+    select_at: u64,
+    select_pick: u32,
+    /// Generation of its watch registrations (older ones are stale), and the occupancy a candidate's
+    /// draining queue must fall below to wake it (0: never; `watch.rs`).
+    watch_gen: u32,
+    watch_level: u32,
 }
 
 /// No intermediate node (minimal routing, or past it).
@@ -265,6 +276,13 @@ pub(super) struct Engine<'a, D: Driver> {
     chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
     chan_waiters: Vec<Vec<u32>>,
+    /// Buffers whose planned retry depends on each channel: (buffer, generation and tag), `watch.rs`.
+    chan_watchers: Vec<Vec<(u32, u32)>>,
+    /// The policy's retries are planned rather than asked every cycle (not when a routing algorithm
+    /// reads per-cycle requests).
+    plans: bool,
+    /// Allocation is running (changes then are looked at next cycle).
+    allocating: bool,
     /// Requests per channel, kept only for non-minimal routing (empty otherwise).
     demand: Vec<Demand>,
     bufs: Vec<Buffer>,
@@ -297,6 +315,9 @@ pub(super) struct Engine<'a, D: Driver> {
     candidates: Vec<Candidate>,
     /// What the selection policy is told about each of `candidates`.
     states: Vec<crate::network::selection::CandidateState>,
+    /// How each candidate's queue moves, and what a plan depended on (planned retries).
+    trends: Vec<crate::network::selection::Trend>,
+    watch: crate::network::selection::Watch,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,
     round: u32,
@@ -355,7 +376,13 @@ impl<'a, D: Driver> Engine<'a, D> {
                         continue;
                     }
                     Event::CreditStream(b) => {
-                        self.wake_waiters(self.bufs[b as usize].feeder);
+                        let feeder = self.bufs[b as usize].feeder;
+                        self.wake_waiters(feeder);
+                        self.notify(feeder, watch::Change::Credit);
+                        continue;
+                    }
+                    Event::Select(b) => {
+                        self.select_due(b);
                         continue;
                     }
                     _ => {}
@@ -365,8 +392,8 @@ impl<'a, D: Driver> Engine<'a, D> {
                     Event::HeadReady(b) => self.mark_dirty(b),
                     Event::TransmitDone(c) => self.transmit_done(c),
                     Event::Deliver(pkt) => self.deliver(pkt),
-                    Event::CreditReturn(_) | Event::CreditStream(_) => {
-                        unreachable!("credits are handled above")
+                    Event::CreditReturn(_) | Event::CreditStream(_) | Event::Select(_) => {
+                        unreachable!("handled above")
                     }
                     Event::WakeRank(who) => {
                         self.driver.wake(now, who, &mut steps);

@@ -1,4 +1,4 @@
-//! Free outputs only: netreplay's rule before issue 14 (`selection = "free"`).
+//! Free outputs only: netreplay's first rule (`selection = "free"`).
 //!
 //! Among the candidates whose link is free now and whose next buffer has room, the one with most
 //! credits, random among ties; escape channels only when no other candidate has room. A head never
@@ -12,7 +12,7 @@ use crate::rng::Rng;
 /// The registry line.
 pub(super) const POLICY: Policy = Policy {
     name: "free",
-    help: "free outputs with room only, most credits first (netreplay before issue 14)",
+    help: "free outputs with room only, most credits first (netreplay's first rule)",
     policy: &Free,
 };
 

@@ -9,23 +9,42 @@
 //! room for a whole packet there; if there is none, or the link is busy (another input holds the
 //! port), no grant happens this cycle and the head asks again next cycle, when occupancies may differ.
 //!
-//! Here a head whose choice is busy, or lacks room while another candidate has room, retries next
-//! cycle; when no candidate has room at all it waits for credits (it could not move before some buffer
-//! drains, and a deadlock then still empties the event queue and is reported). Escape channels (not
-//! used by FSIN's trees) are taken only when no other candidate has room.
+//! Here a head whose choice is busy, or lacks room while another candidate has room, retries; when no
+//! candidate has room at all it waits for credits (it could not move before some buffer drains, and a
+//! deadlock then still empties the event queue and is reported). Escape channels (not used by FSIN's
+//! trees) are taken only when no other candidate has room.
+//!
+//! **Planned retries** (`fsin`). Between engine events the only thing that changes what a retrying
+//! head would choose is the downstream queues' occupancy, which moves linearly ([`Trend`]), so the
+//! cycle at which asking would first succeed can be computed instead of asked for: [`Fsin::plan`]
+//! replays the per-cycle draws while queues move and samples the geometric number of failed draws once
+//! they are constant. The engine re-plans when a candidate the plan read changes (see
+//! `engine/watch.rs`); by the memorylessness of the per-cycle draws this gives the polling rule's
+//! distribution of outcomes, and its very cycles where no random tie is drawn. `fsin-poll` is the
+//! polling reference. A tie with a single least occupied candidate draws nothing.
 
-use super::{CandidateState, Choice, OutputSelection, Policy, escape_allowed};
+use super::{CandidateState, Choice, OutputSelection, Plan, Policy, Trend, Watch, escape_allowed};
 use crate::rng::Rng;
 
 /// The registry line.
 pub(super) const POLICY: Policy = Policy {
     name: "fsin",
-    help: "least occupied downstream queue, busy link or not, asked again each cycle (FSIN; default)",
-    policy: &Fsin,
+    help: "least occupied downstream queue, busy link or not, until granted (FSIN; default)",
+    policy: &Fsin { planned: true },
 };
 
+/// The same rule asked again every cycle, as FSIN runs it: the reference for the planned rule.
+pub(super) const POLLING: Policy = Policy {
+    name: "fsin-poll",
+    help: "FSIN's rule asked every cycle (reference for `fsin`, same results, slower)",
+    policy: &Fsin { planned: false },
+};
+
+/// FSIN's rule; `planned` lets the engine plan retries instead of polling.
 #[derive(Debug)]
-struct Fsin;
+struct Fsin {
+    planned: bool,
+}
 
 impl OutputSelection for Fsin {
     fn choose(&self, candidates: &[CandidateState], rng: &mut Rng) -> Choice {
@@ -33,9 +52,15 @@ impl OutputSelection for Fsin {
         if escape_ok && !candidates.iter().any(|c| c.room()) {
             return Choice::Wait;
         }
-        let Some(index) = least_occupied(candidates, rng, |c| !c.escape || escape_ok) else {
+        let occupancy = |i: usize| {
+            let c = &candidates[i];
+            (!c.escape || escape_ok).then_some(c.occupancy)
+        };
+        let Some(min) = least(candidates.len(), occupancy) else {
             return Choice::Wait;
         };
+        let index = draw(candidates.len(), min, occupancy, |_| true, rng)
+            .expect("the least occupied candidate is eligible");
         let c = candidates[index];
         if c.usable() {
             let usable = candidates.iter().filter(|c| c.usable()).count();
@@ -47,38 +72,209 @@ impl OutputSelection for Fsin {
             Choice::Retry { index }
         }
     }
-}
 
-/// FSIN's `min_queue_occupation` over the eligible candidates, in order: the least occupied, the
-/// first to reach the minimum drawn with weight 2, every other tie with weight 1.
-fn least_occupied(
-    candidates: &[CandidateState],
-    rng: &mut Rng,
-    eligible: impl Fn(&CandidateState) -> bool,
-) -> Option<usize> {
-    let mut min = u32::MAX;
-    let mut first = None;
-    let mut weight = 0u32;
-    for (i, c) in candidates.iter().enumerate() {
-        if eligible(c) && c.occupancy < min {
-            min = c.occupancy;
-            first = Some(i);
+    fn plans(&self) -> bool {
+        self.planned
+    }
+
+    /// Polls when the next cycle may grant. Otherwise walks the cycles from the next one in spans
+    /// over which the set of least occupied candidates stays the same: occupancies are piecewise
+    /// linear with slopes -1, 0 or 1, so a span ends at a kink of some queue's trend or where another
+    /// queue's line meets the least one. Within a span every cycle's draw picks a usable candidate
+    /// with the same chance `q`, so the number of failed cycles is geometric with parameter `q`,
+    /// sampled at once and kept if it ends inside the span.
+    fn plan(
+        &self,
+        candidates: &[CandidateState],
+        trends: &[Trend],
+        rng: &mut Rng,
+        watch: &mut Watch,
+    ) -> Plan {
+        let n = candidates.len();
+        let escape_ok = escape_allowed(candidates);
+        let eligible = |i: usize| !candidates[i].escape || escape_ok;
+        let settle = trends
+            .iter()
+            .map(Trend::settles_after)
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        watch.argmin.clear();
+        watch.argmin.resize(n, false);
+        watch.level = 0;
+        watch.certain = true;
+        watch.blocked = !candidates
+            .iter()
+            .any(|c| c.usable() && (!c.escape || escape_ok));
+        if watch.blocked {
+            return Plan::Never;
+        }
+        // Each queue's line: occupancy at `dt`, slope until its next kink.
+        watch.lines.clear();
+        watch
+            .lines
+            .extend(trends.iter().map(|t| Line::at(t, 1, settle)));
+        let mut dt = 1u64;
+        loop {
+            let lines = &watch.lines;
+            let min = (0..n)
+                .filter(|&i| eligible(i))
+                .map(|i| lines[i].value)
+                .min();
+            let Some(min) = min else {
+                return Plan::Never;
+            };
+            let member = |i: usize| eligible(i) && lines[i].value == min;
+            // The least occupied now: their common slope (`mixed` if they differ), weights, usables.
+            let (mut first, mut common, mut mixed) = (usize::MAX, 0i64, false);
+            let (mut total, mut good) = (0u32, 0u32);
+            for i in 0..n {
+                if !member(i) {
+                    continue;
+                }
+                watch.argmin[i] = true;
+                let w = if first == usize::MAX {
+                    (first, common) = (i, lines[i].slope);
+                    2
+                } else {
+                    mixed |= lines[i].slope != common;
+                    1
+                };
+                total += w;
+                if candidates[i].usable() {
+                    good += w;
+                }
+            }
+            if good > 0 && dt == 1 {
+                // Next cycle may grant it: polling once costs no more than planning.
+                return Plan::Poll;
+            }
+            // The span [dt, end) over which that set stays the least occupied.
+            let end = if dt >= settle {
+                u64::MAX
+            } else if mixed {
+                dt + 1
+            } else {
+                let mut end = settle;
+                for (i, line) in lines.iter().enumerate() {
+                    end = end.min(line.kink);
+                    let gap = i64::from(line.value) - i64::from(min);
+                    let closing = common - line.slope;
+                    if eligible(i) && gap > 0 && closing > 0 {
+                        end = end.min(dt + (gap + closing - 1).div_euclid(closing) as u64);
+                    }
+                }
+                end
+            };
+            let rise = |t: u64| u64::from(min) + (t - dt) * u64::from(common > 0);
+            if good > 0 {
+                watch.certain = false;
+                let failures = geometric(f64::from(good) / f64::from(total), rng);
+                if failures < end - dt {
+                    let at = dt + failures;
+                    watch.level = watch.level.max(rise(at) as u32);
+                    let at_min = |i: usize| member(i).then_some(min);
+                    let Some(pick) = draw(n, min, at_min, |i| candidates[i].usable(), rng) else {
+                        return Plan::Never;
+                    };
+                    return Plan::At(at, pick);
+                }
+            }
+            if end == u64::MAX {
+                watch.level = watch.level.max(min);
+                return Plan::Never;
+            }
+            watch.level = watch.level.max(rise(end - 1) as u32);
+            for (line, t) in watch.lines.iter_mut().zip(trends) {
+                line.advance(t, dt, end, settle);
+            }
+            dt = end;
         }
     }
-    let first = first?;
-    // The draw `rand() % nm` over [first, first, ties...]: reservoir sampling with weights.
-    let mut pick = first;
-    for (i, c) in candidates.iter().enumerate() {
-        if !eligible(c) || c.occupancy != min {
+}
+
+/// A queue's occupancy over a span of a plan: its value at the span's start, its slope (phits per
+/// cycle) and the cycle of its next kink, where the slope changes.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Line {
+    value: u32,
+    slope: i64,
+    kink: u64,
+}
+
+impl Line {
+    /// The line of `trend` at cycle `dt` (flat from `settle` on).
+    fn at(trend: &Trend, dt: u64, settle: u64) -> Line {
+        let value = trend.at(dt);
+        let slope = if dt >= settle {
+            0
+        } else {
+            i64::from(trend.at(dt + 1)) - i64::from(value)
+        };
+        Line {
+            value,
+            slope,
+            kink: trend.next_kink(dt),
+        }
+    }
+
+    /// Moves the line from cycle `from` to `to`, no later than its kink.
+    #[inline]
+    fn advance(&mut self, trend: &Trend, from: u64, to: u64, settle: u64) {
+        if to >= self.kink || to >= settle {
+            *self = Line::at(trend, to, settle);
+        } else {
+            self.value = (i64::from(self.value) + self.slope * (to - from) as i64) as u32;
+        }
+    }
+}
+
+/// The least occupancy among the candidates `occupancy` gives one for (the eligible ones).
+#[inline]
+fn least(n: usize, occupancy: impl Fn(usize) -> Option<u32>) -> Option<u32> {
+    (0..n).filter_map(occupancy).min()
+}
+
+/// FSIN's `min_queue_occupation` draw among the candidates at occupancy `min`, restricted to those
+/// `keep` admits: the first to reach the minimum with weight 2, every other tie with weight 1. A
+/// single candidate is returned without drawing.
+fn draw(
+    n: usize,
+    min: u32,
+    occupancy: impl Fn(usize) -> Option<u32>,
+    keep: impl Fn(usize) -> bool,
+    rng: &mut Rng,
+) -> Option<usize> {
+    let first = (0..n).find(|&i| occupancy(i) == Some(min))?;
+    let mut pick = None;
+    let mut weight = 0u32;
+    for i in first..n {
+        if occupancy(i) != Some(min) || !keep(i) {
             continue;
         }
         let w = if i == first { 2 } else { 1 };
         weight += w;
-        if rng.below(weight) < w {
-            pick = i;
+        // The first kept candidate is taken without a draw (it is certain while it is alone).
+        if pick.is_none() || rng.below(weight) < w {
+            pick = Some(i);
         }
     }
-    Some(pick)
+    pick
+}
+
+/// Failed trials before the first success of independent trials that each succeed with chance `q`
+/// (inverse transform of the geometric distribution).
+fn geometric(q: f64, rng: &mut Rng) -> u64 {
+    if q >= 1.0 {
+        return 0;
+    }
+    let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    let k = ((1.0 - u).ln() / (1.0 - q).ln()).floor();
+    if k.is_finite() && k >= 0.0 {
+        (k as u64).min(u64::MAX >> 2)
+    } else {
+        u64::MAX >> 2
+    }
 }
 
 #[cfg(test)]
@@ -86,15 +282,126 @@ mod tests {
     use super::super::tests::cand;
     use super::*;
 
+    const FSIN: Fsin = Fsin { planned: true };
+
+    /// A queue of `whole` phits whose last packet started arriving at `arrive` and whose front packet
+    /// started leaving at `leave` (cycles from now), 16-phit packets.
+    fn trend(whole: u32, arrive: i64, leave: Option<i64>) -> Trend {
+        Trend {
+            whole,
+            arrive,
+            leave,
+            packet: 16,
+        }
+    }
+
+    /// The reference: the cycle and candidate at which asking every cycle first gets a grant, the
+    /// occupancies following `trends` (`None` within `horizon` cycles).
+    fn poll(
+        c: &[CandidateState],
+        trends: &[Trend],
+        rng: &mut Rng,
+        horizon: u64,
+    ) -> Option<(u64, usize)> {
+        let mut c = c.to_vec();
+        for dt in 1..=horizon {
+            for (c, t) in c.iter_mut().zip(trends) {
+                c.occupancy = t.at(dt);
+            }
+            if let Choice::Take { index, .. } = FSIN.choose(&c, rng) {
+                return Some((dt, index));
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn trends_follow_the_trains_of_phits() {
+        // One packet fully in, leaving since 4 cycles ago: 12 phits, down to 0 at 12.
+        let t = trend(16, -40, Some(-4));
+        assert_eq!((t.at(0), t.at(5), t.at(12), t.at(30)), (12, 7, 0, 0));
+        assert_eq!((t.lowest(), t.settles_after(), t.next_kink(0)), (0, 12, 12));
+        // Arriving (3 of 16 in) while the packet before streams out (10 left): flat, then rising.
+        let t = trend(32, -3, Some(-10));
+        assert_eq!((t.at(0), t.at(6), t.at(9), t.at(13)), (9, 9, 12, 16));
+        assert_eq!(
+            (t.next_kink(0), t.next_kink(6), t.settles_after()),
+            (6, 13, 13)
+        );
+        assert_eq!(trend(0, 0, None).at(3), 0);
+    }
+
+    #[test]
+    fn a_plan_is_drawn_as_polling_draws() {
+        // Three situations: a busy least queue crossed by a draining free one (a tie at the
+        // crossing), lasting ties that a third queue joins, and a wait that never ends.
+        let crossing = (
+            vec![cand(true, 48, 10), cand(false, 48, 15)],
+            vec![trend(32, -4, Some(-10)), trend(16, -40, Some(-1))],
+        );
+        let tie = (
+            vec![cand(true, 48, 16), cand(false, 48, 18), cand(true, 48, 20)],
+            vec![
+                trend(16, -40, None),
+                trend(32, -40, Some(-14)),
+                trend(32, -30, Some(-12)),
+            ],
+        );
+        let never = (
+            vec![cand(true, 48, 0), cand(false, 48, 16)],
+            vec![trend(0, 0, None), trend(16, -40, None)],
+        );
+        for (name, (c, t)) in [("crossing", crossing), ("tie", tie), ("never", never)] {
+            assert!(matches!(
+                FSIN.choose(&c, &mut Rng::new(3)),
+                Choice::Retry { .. } | Choice::Take { .. }
+            ));
+            let (mut planned, mut polled) = (
+                std::collections::BTreeMap::new(),
+                std::collections::BTreeMap::new(),
+            );
+            let (mut rng, mut watch) = (Rng::new(1), Watch::default());
+            for _ in 0..20_000 {
+                let plan = match FSIN.plan(&c, &t, &mut rng, &mut watch) {
+                    Plan::At(dt, i) => Some((dt, i)),
+                    Plan::Never => None,
+                    Plan::Poll => panic!("{name}: the next cycle cannot grant"),
+                };
+                *planned.entry(plan.filter(|p| p.0 <= 60)).or_insert(0u32) += 1;
+                *polled.entry(poll(&c, &t, &mut rng, 60)).or_insert(0u32) += 1;
+            }
+            for (k, &n) in planned.iter().chain(polled.iter()) {
+                let (a, b) = (
+                    planned.get(k).copied().unwrap_or(0),
+                    polled.get(k).copied().unwrap_or(0),
+                );
+                let slack = 6.0 * (f64::from(n.max(1))).sqrt() + 20.0;
+                assert!(
+                    f64::from(a.abs_diff(b)) < slack,
+                    "{name} at {k:?}: planned {a}, polled {b}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_next_cycle_that_may_grant_is_polled() {
+        // The free queue drains below the busy one's next cycle: ask again then.
+        let c = [cand(true, 48, 1), cand(false, 48, 1)];
+        let t = [trend(16, -1, None), trend(16, -40, Some(-15))];
+        let plan = FSIN.plan(&c, &t, &mut Rng::new(1), &mut Watch::default());
+        assert_eq!(plan, Plan::Poll);
+    }
+
     #[test]
     fn asks_for_the_least_occupied_even_if_busy() {
         let mut rng = Rng::new(7);
         // The busy link's queue holds 2 phits, the free one 5: FSIN waits for the busy one.
         let c = [cand(true, 48, 2), cand(false, 48, 5)];
-        assert_eq!(Fsin.choose(&c, &mut rng), Choice::Retry { index: 0 });
+        assert_eq!(FSIN.choose(&c, &mut rng), Choice::Retry { index: 0 });
         let c = [cand(false, 48, 2), cand(true, 48, 5)];
         assert_eq!(
-            Fsin.choose(&c, &mut rng),
+            FSIN.choose(&c, &mut rng),
             Choice::Take {
                 index: 0,
                 alone: true
@@ -102,7 +409,7 @@ mod tests {
         );
         // No room anywhere: wait for credits instead of polling.
         let c = [cand(false, 8, 56), cand(true, 0, 64)];
-        assert_eq!(Fsin.choose(&c, &mut rng), Choice::Wait);
+        assert_eq!(FSIN.choose(&c, &mut rng), Choice::Wait);
     }
 
     #[test]
@@ -111,7 +418,8 @@ mod tests {
         let c = [cand(false, 64, 3), cand(false, 64, 0), cand(false, 64, 0)];
         let mut hits = [0u32; 3];
         for _ in 0..30_000 {
-            hits[least_occupied(&c, &mut rng, |_| true).unwrap()] += 1;
+            let occ = |i: usize| Some(c[i].occupancy);
+            hits[draw(3, least(3, occ).unwrap(), occ, |_| true, &mut rng).unwrap()] += 1;
         }
         assert_eq!(hits[0], 0);
         // Weights 2 : 1 → 20,000 : 10,000.

@@ -1,14 +1,17 @@
 //! Output selection: which of the outputs a routing function offers a packet head asks for, and what it
-//! does while it cannot have it (issue 14; seed 004 §3.1 leaves this to the simulator, FSIN).
+//! does while it cannot have it (seed 004 §3.1 leaves this to the simulator, FSIN).
 //!
 //! The simulators netreplay is checked against differ exactly here, and the difference shows in
 //! completion times (BU on a 3-level fat-tree differs by 19% between FSIN's rule and the free-only rule):
 //! - `fsin.rs` (the default): FSIN's `min_queue_occupation` (`src/request_ports.c` of INSEE @2140aec).
 //!   The head asks for the candidate whose downstream queue holds the fewest phits, busy link or not,
-//!   and asks again every cycle until it is granted.
+//!   and asks again every cycle until it is granted. The engine does not poll it: the policy plans
+//!   ([`OutputSelection::plan`]) the cycle at which asking would first succeed, from the queues'
+//!   [`Trend`]s, and the engine re-plans only when something the plan read changes. `fsin-poll` asks
+//!   every cycle, as FSIN does: the reference the planned rule is tested against.
 //! - `fixed.rs`: Booksim's tree routings (`nca`, `anca`) and VC allocator: the output is chosen once,
 //!   when the head is routed, and the packet waits for it.
-//! - `free.rs`: netreplay's rule before issue 14: only outputs that are free now and whose next buffer
+//! - `free.rs`: netreplay's first rule: only outputs that are free now and whose next buffer
 //!   has room are considered; the head never waits on a busy link while another is usable.
 //!
 //! One file per policy, one line in [`POLICIES`]; the engine sees only [`OutputSelection`] and the
@@ -50,6 +53,117 @@ impl CandidateState {
     }
 }
 
+/// How the phits in a candidate's downstream queue move while no engine event intervenes: the last
+/// packet to arrive streams in one phit per cycle from its first phit, and the packet leaving streams
+/// out one phit per cycle (virtual cut-through moves packets as rigid trains, seed 004 §3.1). All
+/// cycles are relative to now. [`CandidateState::occupancy`] is `at(0)`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Trend {
+    /// Phits of the packets the queue holds, the last to arrive and the one leaving counted whole.
+    pub whole: u32,
+    /// Cycle at which the last packet's first phit arrives (negative: it is arriving).
+    pub arrive: i64,
+    /// Cycle at which the leaving packet's first phit left, if a packet is leaving.
+    pub leave: Option<i64>,
+    /// Phits per packet.
+    pub packet: u32,
+}
+
+impl Trend {
+    /// Phits physically in the queue `dt` cycles from now.
+    #[inline]
+    pub fn at(&self, dt: u64) -> u32 {
+        if self.whole == 0 {
+            return 0;
+        }
+        let (p, t) = (i64::from(self.packet), dt as i64);
+        let arrived = (t - self.arrive).clamp(0, p);
+        let left = self.leave.map_or(0, |l| (t - l).clamp(0, p));
+        (i64::from(self.whole) - (p - arrived) - left).max(0) as u32
+    }
+
+    /// The first cycle after `dt` at which the occupancy's slope changes (`u64::MAX` if none): a
+    /// packet starting or ending to arrive or to leave.
+    #[inline]
+    pub fn next_kink(&self, dt: u64) -> u64 {
+        let (p, t) = (i64::from(self.packet), dt as i64);
+        let mut next = i64::MAX;
+        for k in [
+            Some(self.arrive),
+            Some(self.arrive + p),
+            self.leave,
+            self.leave.map(|l| l + p),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if k > t {
+                next = next.min(k);
+            }
+        }
+        if self.whole == 0 || next == i64::MAX {
+            u64::MAX
+        } else {
+            next as u64
+        }
+    }
+
+    /// The lowest occupancy from now on while no event intervenes (it is piecewise linear, so the
+    /// lowest is now or at a kink).
+    pub fn lowest(&self) -> u32 {
+        let p = i64::from(self.packet);
+        [0, self.arrive, self.arrive + p]
+            .into_iter()
+            .chain(self.leave.into_iter().flat_map(|l| [l, l + p]))
+            .filter(|&k| k >= 0)
+            .map(|k| self.at(k as u64))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Cycles from now after which the occupancy stays constant (until the next event).
+    #[inline]
+    pub fn settles_after(&self) -> u64 {
+        if self.whole == 0 {
+            return 0;
+        }
+        let p = i64::from(self.packet);
+        let end = (self.arrive + p).max(self.leave.map_or(0, |l| l + p));
+        end.max(0) as u64
+    }
+}
+
+/// When a retrying head next asks ([`OutputSelection::plan`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Next cycle, afresh: it may be granted then, so there is nothing to plan.
+    Poll,
+    /// Granted candidate `1` at `0` cycles from now (at least 2), unless something changes first.
+    At(u64, usize),
+    /// Never, unless something changes.
+    Never,
+}
+
+/// What a plan depended on, for the engine to know which changes must wake the head
+/// ([`OutputSelection::plan`]).
+#[derive(Debug, Clone, Default)]
+pub struct Watch {
+    /// Per candidate: it was (or was planned to be) among the least occupied at some cycle of the
+    /// plan, so any change to it may change the plan.
+    pub argmin: Vec<bool>,
+    /// The highest least occupancy over the plan: another candidate matters only if its queue can
+    /// drain to this level.
+    pub level: u32,
+    /// No usable candidate was ever among the least occupied: the head waits for sure until a least
+    /// occupied one becomes usable or another queue drains to the least level.
+    pub certain: bool,
+    /// No candidate is usable at all: nothing but one becoming usable (its link freeing, its queue
+    /// gaining room) can change the plan, whatever the occupancies do.
+    pub blocked: bool,
+    /// Scratch: each candidate queue's occupancy line over the span being planned.
+    lines: Vec<fsin::Line>,
+}
+
 /// A policy's answer for a head at this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Choice {
@@ -84,6 +198,24 @@ pub trait OutputSelection: Sync + fmt::Debug {
     fn fixes(&self) -> bool {
         false
     }
+    /// Whether a [`Choice::Retry`] can be planned ([`OutputSelection::plan`]) instead of asked again
+    /// every cycle.
+    fn plans(&self) -> bool {
+        false
+    }
+    /// After [`OutputSelection::choose`] answered [`Choice::Retry`] at this cycle: when asking every
+    /// cycle would first get a [`Choice::Take`] if nothing but the queues' [`Trend`]s changes
+    /// meanwhile, drawn from the same distribution as asking every cycle would give. `watch` is
+    /// filled with what the answer depends on. Only called when [`OutputSelection::plans`] is true.
+    fn plan(
+        &self,
+        _candidates: &[CandidateState],
+        _trends: &[Trend],
+        _rng: &mut Rng,
+        _watch: &mut Watch,
+    ) -> Plan {
+        Plan::Poll
+    }
 }
 
 /// One policy: its name in configs, what it reproduces, and the policy.
@@ -97,7 +229,7 @@ pub struct Policy {
 }
 
 /// Every policy. One line per policy; the constructors of [`Selection`] index it.
-pub const POLICIES: &[Policy] = &[fsin::POLICY, fixed::POLICY, free::POLICY];
+pub const POLICIES: &[Policy] = &[fsin::POLICY, fixed::POLICY, free::POLICY, fsin::POLLING];
 
 /// An output selection policy named in a config; parsing validates the name against [`POLICIES`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -113,9 +245,13 @@ impl Selection {
     pub fn fixed() -> Self {
         Selection(1)
     }
-    /// Free outputs only (netreplay before issue 14).
+    /// Free outputs only (netreplay's first rule).
     pub fn free() -> Self {
         Selection(2)
+    }
+    /// FSIN's rule asked every cycle: the reference the planned [`Selection::fsin`] is checked against.
+    pub fn fsin_poll() -> Self {
+        Selection(3)
     }
     /// The policy by name, or an error listing the known ones.
     pub fn parse(name: &str) -> Result<Self> {
@@ -221,7 +357,7 @@ mod tests {
         }
         assert_eq!(Selection::default(), Selection::fsin());
         let e = Selection::parse("adaptive").unwrap_err().to_string();
-        assert!(e.contains("fsin, fixed, free"), "{e}");
+        assert!(e.contains("fsin, fixed, free, fsin-poll"), "{e}");
     }
 
     #[test]

@@ -1,0 +1,223 @@
+//! Planned retries: a head whose policy answered "ask again" ([`crate::network::selection::Choice::Retry`])
+//! is not asked every cycle. The policy plans the cycle at which asking would first succeed from the
+//! downstream queues' linear [`Trend`]s; the head *watches* its candidate channels and is looked at
+//! again only at that cycle or when something the plan read changes.
+//!
+//! **What wakes a watcher.** Every change to a channel or to a buffer it feeds is announced on the
+//! channel ([`Engine::notify`]): a packet starting on it or its tail leaving it, credits returning to
+//! a buffer it feeds, a packet starting or stopping to leave such a buffer. A candidate that was among
+//! the least occupied at some cycle of the plan (`Watch::argmin`) is watched for every change; any
+//! other one only for its queue starting to drain, and only if that queue can drain to the plan's
+//! least occupancy (a packet leaving lowers it by at most P phits; arrivals only raise it, and a
+//! candidate above the minimum that rises or changes state cannot change what is drawn).
+//!
+//! **When it looks again.** A change announced while events are applied is looked at in this cycle's
+//! allocation, as polling would; a change made by this cycle's allocation (a packet starting) is
+//! looked at next cycle, since this cycle's choice was already made (or planned). Registrations are
+//! invalidated in O(1) by a per-buffer generation; stale entries are dropped when their channel
+//! announces a change, and lists are compacted as they grow, so nothing accumulates.
+//!
+//! **Same distribution.** Asking every cycle makes independent draws whose chances change only with
+//! the state; a plan is a sample of the first successful draw given the state. Discarding it at a
+//! change and drawing afresh is exact because the draws are memoryless and the change does not
+//! depend on them.
+
+use super::*;
+use crate::network::selection::{Plan, Trend};
+
+/// No planned cycle.
+pub(super) const NO_PLAN: u64 = u64::MAX;
+/// The planned cycle is a fresh look, not a planned grant.
+pub(super) const NO_PICK: u32 = u32::MAX;
+/// Generation bits of a watcher entry's tag; the bits above say which changes wake it.
+const GENERATION: u32 = (1 << 27) - 1;
+
+/// What changed on a channel, as the bit of a watcher entry's tag that it wakes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Change {
+    /// The channel's tail left: it is free again.
+    Freed,
+    /// A packet started on the channel (busy, its queue grows, fewer credits), or a queue it feeds
+    /// lost the room of a packet that left it.
+    Taken,
+    /// Credits came back to a queue the channel feeds.
+    Credit,
+    /// Buffer `0`, fed by the channel, started sending a packet: its occupancy may fall. Wakes a
+    /// [`DRAIN`] entry always, any other if the queue can drain to its plan's least level.
+    Drain(u32),
+}
+
+const FREED: u32 = 1 << 31;
+const TAKEN: u32 = 1 << 30;
+const CREDIT: u32 = 1 << 29;
+const DRAIN: u32 = 1 << 28;
+const EVERY: u32 = FREED | TAKEN | CREDIT | DRAIN;
+
+impl Change {
+    fn bit(self) -> u32 {
+        match self {
+            Change::Freed => FREED,
+            Change::Taken => TAKEN,
+            Change::Credit => CREDIT,
+            Change::Drain(_) => DRAIN,
+        }
+    }
+}
+
+impl<D: Driver> Engine<'_, D> {
+    /// Plans buffer `b`'s next look after its policy answered "retry" at this cycle (its candidates
+    /// and their states are in `self.candidates` and `self.states`), and watches the candidates.
+    pub(super) fn plan_retry(&mut self, b: u32) {
+        self.trends.clear();
+        for i in 0..self.candidates.len() {
+            let t = self.trend(self.candidates[i].down);
+            self.trends.push(t);
+        }
+        let plan = self
+            .selection
+            .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);
+        if plan == Plan::Poll {
+            self.look_next_cycle(b);
+            return;
+        }
+        let escapes = self.states.iter().any(|s| s.escape);
+        let generation = self.bufs[b as usize].watch_gen;
+        let mut last = u32::MAX;
+        for i in 0..self.candidates.len() {
+            let channel = self.candidates[i].channel;
+            let wakes = self.wakes(i, escapes);
+            if channel == last {
+                // A copy of the previous candidate's channel: widen that registration.
+                if let Some(entry) = self.chan_watchers[channel as usize].last_mut() {
+                    entry.1 |= wakes;
+                }
+                continue;
+            }
+            last = channel;
+            let list = &mut self.chan_watchers[channel as usize];
+            if list.len() >= 8 && list.len().is_power_of_two() {
+                let bufs = &self.bufs;
+                list.retain(|&(w, tag)| bufs[w as usize].watch_gen == tag & GENERATION);
+            }
+            list.push((b, generation | wakes));
+        }
+        let buf = &mut self.bufs[b as usize];
+        // Drains wake a watcher whose queue can reach below this (never when nothing is usable).
+        buf.watch_level = if self.watch.blocked && !escapes {
+            0
+        } else {
+            self.watch.level + 1
+        };
+        match plan {
+            Plan::At(dt, pick) => {
+                let at = self.now.saturating_add(dt);
+                buf.select_at = at;
+                buf.select_pick = pick as u32;
+                self.wheel.schedule(at, Event::Select(b));
+            }
+            Plan::Poll | Plan::Never => {
+                buf.select_at = NO_PLAN;
+                buf.select_pick = NO_PICK;
+            }
+        }
+    }
+
+    /// The changes to candidate `i` that must wake its head, given the plan just made (see the module
+    /// notes). A certain wait reads, of a least occupied candidate, only what would make it usable
+    /// (its link freeing if busy, else credits or its link being taken); nothing else can make a
+    /// usable candidate least occupied except another queue draining.
+    fn wakes(&self, i: usize, escapes: bool) -> u32 {
+        if escapes || (self.watch.argmin[i] && !self.watch.certain) {
+            EVERY
+        } else if self.watch.blocked {
+            FREED | CREDIT
+        } else if self.watch.argmin[i] {
+            if self.states[i].busy {
+                FREED
+            } else {
+                TAKEN | CREDIT
+            }
+        } else {
+            0
+        }
+    }
+
+    /// Drops buffer `b`'s plan and watch registrations (it is looked at again, or starts sending).
+    #[inline]
+    pub(super) fn unwatch(&mut self, b: u32) {
+        let buf = &mut self.bufs[b as usize];
+        buf.watch_gen = (buf.watch_gen + 1) & GENERATION;
+        buf.select_at = NO_PLAN;
+    }
+
+    /// Announces a change on `channel` to the heads watching it (see the module notes).
+    pub(super) fn notify(&mut self, channel: u32, change: Change) {
+        if self.chan_watchers[channel as usize].is_empty() {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.chan_watchers[channel as usize]);
+        let drain_level = match change {
+            Change::Drain(d) => Some(self.trend(d).lowest()),
+            _ => None,
+        };
+        let bit = change.bit();
+        list.retain(|&(b, tag)| {
+            let buf = &self.bufs[b as usize];
+            if buf.watch_gen != tag & GENERATION {
+                return false;
+            }
+            let wake = tag & bit != 0 || drain_level.is_some_and(|l| l < buf.watch_level);
+            if wake {
+                self.wake_watcher(b);
+            }
+            !wake
+        });
+        debug_assert!(self.chan_watchers[channel as usize].is_empty());
+        self.chan_watchers[channel as usize] = list;
+    }
+
+    /// Looks at watcher `b` again: in this cycle's allocation while events are applied, next cycle
+    /// when the change came from this cycle's allocation.
+    fn wake_watcher(&mut self, b: u32) {
+        self.unwatch(b);
+        if self.allocating {
+            self.look_next_cycle(b);
+        } else {
+            self.mark_dirty(b);
+        }
+    }
+
+    /// Looks at buffer `b` afresh next cycle.
+    fn look_next_cycle(&mut self, b: u32) {
+        let at = self.now + 1;
+        let buf = &mut self.bufs[b as usize];
+        buf.select_at = at;
+        buf.select_pick = NO_PICK;
+        self.wheel.schedule(at, Event::Select(b));
+    }
+
+    /// A `Select` event for `b` fired: it is current only if `b` still plans this cycle.
+    #[inline]
+    pub(super) fn select_due(&mut self, b: u32) {
+        if self.bufs[b as usize].select_at == self.now {
+            self.mark_dirty(b);
+        }
+    }
+
+    /// How buffer `d`'s occupancy moves from now while no event intervenes (0 at a node).
+    #[inline]
+    pub(super) fn trend(&self, d: u32) -> Trend {
+        if d == SINK {
+            return Trend::default();
+        }
+        let buf = &self.bufs[d as usize];
+        let packets = u32::from(buf.fifo_len) + u32::from(buf.sending);
+        let now = self.now as i64;
+        Trend {
+            whole: packets * self.packet_phits,
+            arrive: buf.in_at as i64 - now,
+            leave: buf.sending.then(|| buf.out_at as i64 - now),
+            packet: self.packet_phits,
+        }
+    }
+}
