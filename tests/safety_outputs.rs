@@ -5,26 +5,32 @@
 
 mod common;
 
-use common::{fresh_dir, netreplay, rejects, wait_guarded};
+use common::{campaign_config as campaign, fresh_dir, netreplay, rejects, wait_guarded};
 use netreplay::campaign::slurm::Scripts;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const TAG: &str = "safety_outputs";
 
-/// A two-candidate campaign config `c.toml` in `dir`: `head` lines first, `extra` at the end.
-fn campaign(dir: &Path, head: &str, extra: &str) -> String {
-    let path = dir.join("c.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "{head}\nreference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
-             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\n\
-             [[candidate]]\nlabel = \"b\"\ntopology = \"fat-tree:k=2,n=4\"\n{extra}"
-        ),
-    )
-    .unwrap();
-    path.display().to_string()
+/// `run` of `bu` on a 16-node fat tree, the quickest run there is, before the output flags.
+const SMALL_RUN: [&str; 5] = [
+    "run",
+    "--topology",
+    "fat-tree:k=4,n=2",
+    "--workload",
+    "bu:size=10",
+];
+
+/// Starts `netreplay ARGS FLAG PATH` with stdout discarded and stderr kept.
+fn spawn(args: &[&str], flag: &str, path: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .arg(flag)
+        .arg(path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// A directory of executables `names`, each appending its arguments to `LOG` and printing `42`
@@ -230,21 +236,7 @@ fn run_out_to_a_fifo_is_written_through_and_stays_a_fifo() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let run = Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args([
-            "run",
-            "--topology",
-            "fat-tree:k=4,n=2",
-            "--workload",
-            "bu:size=10",
-        ])
-        .arg("--out")
-        .arg(&fifo)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (run, ran) = wait_guarded(run, 120);
+    let (run, ran) = wait_guarded(spawn(&SMALL_RUN, "--out", &fifo), 120);
     // If the run replaced the FIFO, the reader waits for a writer for ever: open it to end `cat`.
     if !fifo.metadata().unwrap().file_type().is_fifo() || !ran {
         let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
@@ -271,13 +263,7 @@ fn run_out_to_dev_fd_1_appends_to_the_redirected_stdout() {
     let dir = fresh_dir(TAG, "dev-fd");
     let file = dir.join("stdout.txt");
     let status = Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args([
-            "run",
-            "--topology",
-            "fat-tree:k=4,n=2",
-            "--workload",
-            "bu:size=10",
-        ])
+        .args(SMALL_RUN)
         .args(["--out", "/dev/fd/1"])
         .stdout(std::fs::File::create(&file).unwrap())
         .status()
@@ -314,15 +300,7 @@ fn stale_temporary_files_are_removed_by_the_next_write() {
         std::fs::write(p, "partial").unwrap();
     }
     let out = dir.join("r.json");
-    let o = netreplay(&[
-        "run",
-        "--topology",
-        "fat-tree:k=4,n=2",
-        "--workload",
-        "bu:size=10",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = netreplay(&[&SMALL_RUN[..], &["--out", out.to_str().unwrap()]].concat());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for p in &stale {
         assert!(!p.exists(), "{} was left", p.display());
@@ -344,20 +322,15 @@ fn stale_temporary_files_are_removed_by_the_next_write() {
 fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
     let dir = fresh_dir(TAG, "sigint");
     let timeline = dir.join("t.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args([
-            "run",
-            "--topology",
-            "fat-tree:k=8,n=3",
-            "--workload",
-            "3m:size=1G",
-        ])
-        .arg("--timeline")
-        .arg(&timeline)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    // A 512-node run of 1 GB messages: far from done when it is interrupted.
+    let big = [
+        "run",
+        "--topology",
+        "fat-tree:k=8,n=3",
+        "--workload",
+        "3m:size=1G",
+    ];
+    let child = spawn(&big, "--timeline", &timeline);
     let pid = child.id();
     let tmp = dir.join(format!(".t.json.netreplay-tmp.{pid}"));
     let start = std::time::Instant::now();

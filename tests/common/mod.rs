@@ -131,6 +131,22 @@ pub fn rejects(args: &[&str], needles: &[&str]) -> String {
     err
 }
 
+/// A two-candidate campaign config `c.toml` in `dir` (fat trees of 16 nodes, `bu` at size 10):
+/// `head` lines first, `extra` at the end; its path.
+pub fn campaign_config(dir: &std::path::Path, head: &str, extra: &str) -> String {
+    let path = dir.join("c.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "{head}\nreference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
+             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\n\
+             [[candidate]]\nlabel = \"b\"\ntopology = \"fat-tree:k=2,n=4\"\n{extra}"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
 /// A fresh, empty scratch directory `name` in this test binary's folder `tag`.
 pub fn fresh_dir(tag: &str, name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
