@@ -259,10 +259,17 @@ pub fn write_set(dir: &Path, files: &[(&str, &[u8])]) -> Result<()> {
         }
         return Err(e);
     }
-    for (tmp, real, pending) in staged {
-        pending
-            .commit(|| std::fs::rename(&tmp, &real))
-            .map_err(Error::io(real.display()))?;
+    let mut staged = staged.into_iter();
+    while let Some((tmp, real, pending)) = staged.next() {
+        if let Err(e) = pending.commit(|| std::fs::rename(&tmp, &real)) {
+            // A rename within one directory fails only if the directory itself went bad; the
+            // temporary files not renamed are not left behind.
+            let _ = std::fs::remove_file(&tmp);
+            for (rest, _, _) in staged {
+                let _ = std::fs::remove_file(rest);
+            }
+            return Err(Error::io(real.display())(e));
+        }
     }
     for (path, contents) in through {
         write_through(&path, |f| f.write_all(contents))?;
