@@ -37,8 +37,12 @@ impl Generator for BinaryTree {
         format!("bt:size={}", self.size)
     }
 
+    fn check_ranks(&self, ranks: u32) -> Result<()> {
+        at_least_two("bt", ranks)
+    }
+
     fn generate(&self, ranks: u32) -> Result<Program> {
-        at_least_two("bt", ranks)?;
+        self.check_ranks(ranks)?;
         let bytes = self.size;
         let n = u64::from(ranks);
         Ok(Program::from_fn(ranks, |r, ops| {

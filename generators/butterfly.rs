@@ -33,7 +33,7 @@ impl Generator for Butterfly {
         format!("bu:size={}", self.size)
     }
 
-    fn generate(&self, ranks: u32) -> Result<Program> {
+    fn check_ranks(&self, ranks: u32) -> Result<()> {
         at_least_two("bu", ranks)?;
         if !ranks.is_power_of_two() {
             let upper = u64::from(ranks).next_power_of_two();
@@ -42,6 +42,11 @@ impl Generator for Butterfly {
                 nearest(Some(upper / 2), upper)
             )));
         }
+        Ok(())
+    }
+
+    fn generate(&self, ranks: u32) -> Result<Program> {
+        self.check_ranks(ranks)?;
         let bytes = self.size;
         let stages = ranks.trailing_zeros();
         Ok(Program::from_fn(ranks, |r, ops| {

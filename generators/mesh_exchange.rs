@@ -51,6 +51,10 @@ impl Generator for MeshExchange {
         format!("{}:size={}", self.name(), self.size)
     }
 
+    fn check_ranks(&self, ranks: u32) -> Result<()> {
+        VirtualMesh::new(self.name(), ranks, self.dims).map(drop)
+    }
+
     fn generate(&self, ranks: u32) -> Result<Program> {
         let mesh = VirtualMesh::new(self.name(), ranks, self.dims)?;
         let bytes = self.size;

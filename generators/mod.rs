@@ -403,4 +403,27 @@ mod tests {
         let e = VirtualMesh::new("t", u32::MAX, 2).unwrap_err().to_string();
         assert!(e.contains("nearest: 4294836225 or 4294967296"), "{e}");
     }
+
+    /// `check_ranks` refuses exactly the rank counts `generate` refuses, with the same message, for
+    /// every pattern (a campaign relies on it to check configs before writing anything).
+    #[test]
+    fn check_ranks_agrees_with_generate() {
+        for spec in [
+            "2w",
+            "3w",
+            "2m",
+            "3m",
+            "bu",
+            "bt",
+            "wf:size=10",
+            "wf:size=1G",
+        ] {
+            let g = REGISTRY.build_str(spec).unwrap();
+            for ranks in (0..=70).chain([256, 1000, 1024, 4096]) {
+                let checked = g.check_ranks(ranks).map_err(|e| e.to_string());
+                let generated = g.generate(ranks).map(drop).map_err(|e| e.to_string());
+                assert_eq!(checked, generated, "{spec} on {ranks} ranks");
+            }
+        }
+    }
 }

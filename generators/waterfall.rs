@@ -56,10 +56,9 @@ impl Generator for Waterfall {
         Some(u64::from(ranks).saturating_mul(per_rank))
     }
 
-    fn generate(&self, ranks: u32) -> Result<Program> {
+    fn check_ranks(&self, ranks: u32) -> Result<()> {
         let s = VirtualMesh::new("wf", ranks, 2)?.side;
-        let bytes = mlength(self.size);
-        let reps = self.size.div_ceil(bytes);
+        let reps = self.size.div_ceil(mlength(self.size));
         // Each repetition sends one message per mesh edge, and every message is one send and one
         // recv.
         let ops = reps * 4 * u64::from(s) * u64::from(s - 1);
@@ -70,6 +69,14 @@ impl Generator for Waterfall {
                 self.size
             )));
         }
+        Ok(())
+    }
+
+    fn generate(&self, ranks: u32) -> Result<Program> {
+        self.check_ranks(ranks)?;
+        let s = VirtualMesh::new("wf", ranks, 2)?.side;
+        let bytes = mlength(self.size);
+        let reps = self.size.div_ceil(bytes);
         let reps = reps as u32; // reps * 4 <= MAX_OPS, so it fits.
         Ok(Program::from_fn(ranks, |r, ops| {
             for tag in 0..u64::from(reps) {

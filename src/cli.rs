@@ -432,6 +432,12 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
+            report::interrupt::describe(&format!(
+                "campaign {} into {}: the runs finished so far are kept; rerun with the same --out \
+                 to run only the rest",
+                config.display(),
+                dir.display()
+            ));
             let p = campaign::run_campaign(&cfg, &dir, jobs, shard, true)?;
             eprintln!(
                 "{} runs in this {}: {} already done, {} run now; results in {}",
@@ -579,13 +585,18 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 print!("{}", report::load_latency::text(&curves));
             }
             if let Some(dir) = out {
-                report::write_atomic(&dir.join("load-latency.json"), text.as_bytes())?;
                 let csv = report::load_latency::csv(&curves);
-                report::write_atomic(&dir.join("load-latency.csv"), csv.as_bytes())?;
                 let svg = report::load_latency::svg(&curves);
-                report::write_atomic(&dir.join("load-latency.svg"), svg.as_bytes())?;
                 let html = report::html::load_latency(&curves);
-                report::write_atomic(&dir.join("load-latency.html"), html.as_bytes())?;
+                report::write_set(
+                    &dir,
+                    &[
+                        ("load-latency.json", text.as_bytes()),
+                        ("load-latency.csv", csv.as_bytes()),
+                        ("load-latency.svg", svg.as_bytes()),
+                        ("load-latency.html", html.as_bytes()),
+                    ],
+                )?;
             }
         }
     }

@@ -5,6 +5,12 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = netreplay::cli::Cli::parse();
+    let command: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) =
+        netreplay::report::interrupt::install(&format!("`netreplay {}`", command.join(" ")))
+    {
+        eprintln!("netreplay: warning: {e}");
+    }
     match netreplay::cli::dispatch(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

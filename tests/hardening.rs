@@ -7,38 +7,14 @@ use netreplay::run::{JobConfig, RunConfig, execute};
 use netreplay::workload::{Op, Program};
 use netreplay::{topology, traffic};
 use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// The stderr of a command that must fail without a panic, checked for every `needle`.
-fn rejects(args: &[&str], needles: &[&str]) -> String {
-    let out = netreplay(args);
-    let err = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(!out.status.success(), "{args:?} should fail");
-    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
-    for needle in needles {
-        assert!(
-            err.contains(needle),
-            "{args:?}: `{needle}` missing from: {err}"
-        );
-    }
-    err
-}
+use common::{campaign_config as campaign, netreplay, rejects};
+use std::process::Command;
 
 /// A fresh, empty scratch directory for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join("hardening")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch folder");
-    dir
+    common::fresh_dir("hardening", name)
 }
 
 #[test]
@@ -276,19 +252,6 @@ fn p10_generate_out_creates_parent_directories() {
 }
 
 /// A campaign config with two 16-node candidates (radix 4 and 8), `extra` appended.
-fn campaign(dir: &std::path::Path, head: &str, extra: &str) -> String {
-    let path = dir.join("c.toml");
-    std::fs::write(
-        &path,
-        format!(
-            "{head}\nreference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
-             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\n\
-             [[candidate]]\nlabel = \"b\"\ntopology = \"fat-tree:k=2,n=4\"\n{extra}"
-        ),
-    )
-    .unwrap();
-    path.display().to_string()
-}
 
 #[test]
 fn p5_campaign_validates_cost_table_and_ranks_before_running() {

@@ -68,8 +68,8 @@ pub struct Analysis {
 pub(super) struct Priced {
     topology: String,
     placement: String,
-    complete: Cost,
-    used: Cost,
+    pub(super) complete: Cost,
+    pub(super) used: Cost,
 }
 
 /// Places the campaign's ranks on candidate `cand` and prices its complete network and the resources

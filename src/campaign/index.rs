@@ -25,6 +25,14 @@ pub struct Weights {
     pub matrix: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
+/// The smallest positive weight, so that a weighted sum of relative times cannot come near 0 and
+/// phi = 1 / sum stays finite.
+pub const MIN_WEIGHT: f64 = 1e-6;
+
+/// The largest weight: w_P * w_S times a relative time (at most 2^63) summed over any number of
+/// cells stays finite.
+pub const MAX_WEIGHT: f64 = 1e6;
+
 fn size_key(size: Option<u64>) -> String {
     size.map_or_else(|| "trace".to_string(), |s| s.to_string())
 }
@@ -37,9 +45,12 @@ impl Weights {
             None => Err(Error::Invalid(format!(
                 "weights.{table} is given but has no entry for `{key}`; list every one (0 to leave it out)"
             ))),
-            Some(v) if !v.is_finite() || *v < 0.0 => Err(Error::Invalid(format!(
-                "weights.{table}.{key} = {v}: weights are finite and non-negative"
-            ))),
+            Some(v) if !(*v == 0.0 || (MIN_WEIGHT..=MAX_WEIGHT).contains(v)) => {
+                Err(Error::Invalid(format!(
+                    "weights.{table}.{key} = {v:?}: a weight is 0 (left out) or from {MIN_WEIGHT:e} \
+                     to {MAX_WEIGHT:e}"
+                )))
+            }
             Some(_) => Ok(()),
         };
         for (w, size) in cells {
@@ -65,6 +76,12 @@ impl Weights {
         if let Some(k) = unknown {
             return Err(Error::Invalid(format!(
                 "weights name workload `{k}`, which is not in `workloads`"
+            )));
+        }
+        let total: f64 = cells.iter().map(|(w, s)| self.weight(w, *s)).sum();
+        if !total.is_finite() {
+            return Err(Error::Invalid(format!(
+                "the weights sum to {total}; give smaller weights"
             )));
         }
         if cells.iter().all(|(w, s)| self.weight(w, *s) == 0.0) {

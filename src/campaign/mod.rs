@@ -11,6 +11,7 @@
 //! Reading and writing the directory is `results_dir.rs`'s.
 
 pub mod analysis;
+pub mod checks;
 pub mod index;
 pub mod lock;
 mod results_dir;
@@ -157,6 +158,7 @@ impl CampaignConfig {
         cfg.network
             .check_values()
             .map_err(|e| run::locate(path, e))?;
+        cfg.check_networks().map_err(|e| run::locate(path, e))?;
         cfg.validate()
             .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
         Ok(cfg)
@@ -169,6 +171,7 @@ impl CampaignConfig {
                 "a campaign needs at least one [[candidate]] and one workload".into(),
             ));
         }
+        checks::check_names(self)?;
         for (i, c) in self.candidates.iter().enumerate() {
             if self.candidates[..i].iter().any(|d| d.label == c.label) {
                 return Err(Error::Invalid(format!(
@@ -196,30 +199,25 @@ impl CampaignConfig {
                 "`sizes` is empty but generated workloads need a message size".into(),
             ));
         }
-        let mut needs: Vec<(String, u32)> = Vec::new();
-        for w in &self.workloads {
-            for size in self.sizes_of(w) {
-                let spec = self.workload_spec(w, size)?;
-                let wl = crate::workload::build(&spec)?;
-                if let Some(r) = wl.ranks.or(wl.generator.ranks()) {
-                    needs.push((spec, r));
-                }
-            }
-        }
         self.weights.validate(&self.cells())?;
+        if let Some(table) = &self.cost_table {
+            table.validate()?;
+        }
         let model = self.cost_model()?;
-        // Every candidate must hold every workload and be priced, or the campaign would fail after
-        // running everything.
+        // Every candidate must run every workload and be priced, or the campaign would fail after
+        // running everything (or after writing its directory).
+        checks::check_ranks(self)?;
+        checks::check_costs(self, model.as_ref())
+    }
+
+    /// The topology-dependent `[network]` checks of every candidate (bubble flow control's queue
+    /// and virtual-channel rules), as [`Error::BadValue`] naming the key.
+    pub fn check_networks(&self) -> Result<()> {
         for c in &self.candidates {
-            let nodes = crate::topology::build(&c.topology)?.nodes();
-            if let Some((spec, r)) = needs.iter().find(|(_, r)| *r > nodes) {
-                return Err(Error::Invalid(format!(
-                    "candidate `{}` ({}) has {nodes} nodes but workload `{spec}` has {r} ranks; \
-                     lower `ranks` or drop the candidate",
-                    c.label, c.topology
-                )));
+            // A topology that does not build is reported by `validate`, with its candidate.
+            if let Ok(topo) = crate::topology::build(&c.topology) {
+                c.network(&self.network).validate(topo.as_ref())?;
             }
-            analysis::price(self, model.as_ref(), c)?;
         }
         Ok(())
     }

@@ -33,7 +33,9 @@ pub fn load_dir(dir: &Path) -> Result<(CampaignConfig, Vec<RunRecord>)> {
     Ok((m.config, records))
 }
 
-/// Complete lines of `results.jsonl` (a torn last line is ignored), first record per run kept.
+/// Complete lines of `results.jsonl` (a torn last line is ignored), one record per run: a run
+/// recorded twice with the same results is kept once, with different results is an error naming
+/// both lines.
 pub(super) fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
     let path = dir.join(RESULTS);
     let text = match std::fs::read_to_string(&path) {
@@ -42,8 +44,9 @@ pub(super) fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
         Err(e) => return Err(Error::io(path.display())(e)),
     };
     let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-    let mut seen = std::collections::BTreeSet::new();
-    let mut out = Vec::new();
+    let mut seen: BTreeMap<_, usize> = BTreeMap::new();
+    let mut out: Vec<RunRecord> = Vec::new();
+    let mut lines: Vec<usize> = Vec::new();
     for (i, line) in complete.lines().enumerate() {
         let r: RunRecord = serde_json::from_str(line).map_err(|e| Error::File {
             path: path.display().to_string(),
@@ -59,11 +62,60 @@ pub(super) fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
                 r.config_hash
             )));
         }
-        if seen.insert(r.key()) {
-            out.push(r);
+        match seen.get(&r.key()) {
+            None => {
+                seen.insert(r.key(), out.len());
+                out.push(r);
+                lines.push(i + 1);
+            }
+            Some(&k) if same_results(&out[k], &r) => {}
+            Some(&k) => {
+                return Err(Error::Invalid(format!(
+                    "{}: lines {} and {} record run {} with different results ({}); remove the \
+                     wrong line",
+                    path.display(),
+                    lines[k],
+                    i + 1,
+                    describe(&r),
+                    differences(&out[k], &r)
+                )));
+            }
         }
     }
     Ok(out)
+}
+
+/// Whether two records of one run agree on what was simulated (the wall time may differ).
+fn same_results(a: &RunRecord, b: &RunRecord) -> bool {
+    (a.completion_cycles, a.messages, a.phit_hops) == (b.completion_cycles, b.messages, b.phit_hops)
+}
+
+/// `label / workload / size=S`.
+fn describe(r: &RunRecord) -> String {
+    format!(
+        "{} / {}{}",
+        r.label,
+        r.workload,
+        r.size.map_or(String::new(), |s| format!(" / size={s}"))
+    )
+}
+
+/// The simulated values two records of one run disagree on, as `key a vs b`.
+fn differences(a: &RunRecord, b: &RunRecord) -> String {
+    [
+        (
+            "completion_cycles",
+            a.completion_cycles,
+            b.completion_cycles,
+        ),
+        ("messages", a.messages, b.messages),
+        ("phit_hops", a.phit_hops, b.phit_hops),
+    ]
+    .iter()
+    .filter(|(_, x, y)| x != y)
+    .map(|(k, x, y)| format!("{k} {x} vs {y}"))
+    .collect::<Vec<_>>()
+    .join(", ")
 }
 
 /// Opens `results.jsonl` for appending, cutting a torn last line so the next append starts a line.
@@ -88,13 +140,14 @@ pub(super) fn open_results(dir: &Path) -> Result<std::fs::File> {
 }
 
 /// Makes `dir` a results directory of `cfg` (its manifest written atomically, the directory created
-/// if missing), or checks that it already is one: a directory of another config is refused, so results
-/// of two configs never mix. Slurm layouts call it for every shard before any task starts, so that
+/// if missing), or checks that it already is one: a directory holding results of another config is
+/// refused, so results of two configs never mix; a manifest without any result (of another config,
+/// or unreadable) is replaced. Slurm layouts call it for every shard before any task starts, so that
 /// `report` and `--status` read every shard even if a task never ran.
 pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
     let hash = cfg.hash();
     let manifest_path = dir.join(MANIFEST);
-    if manifest_path.exists() {
+    if manifest_path.exists() && has_results(dir)? {
         let (old, _) = load_dir(dir)?;
         if old.hash() != hash {
             return Err(Error::Invalid(format!(
@@ -103,7 +156,7 @@ pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
                 old.hash()
             )));
         }
-    } else {
+    } else if load_dir(dir).map_or(true, |(old, _)| old.hash() != hash) {
         let m = Manifest {
             config_hash: hash,
             config: cfg.clone(),
@@ -113,10 +166,20 @@ pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Whether `results.jsonl` in `dir` holds at least one complete line.
+fn has_results(dir: &Path) -> Result<bool> {
+    let path = dir.join(RESULTS);
+    match std::fs::read(&path) {
+        Ok(bytes) => Ok(bytes.contains(&b'\n')),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io(path.display())(e)),
+    }
+}
+
 /// Merges results directories of the same config (shards, or one directory), refusing mismatches.
 pub fn merge(dirs: &[PathBuf]) -> Result<(CampaignConfig, Vec<RunRecord>)> {
     let mut merged: Option<(CampaignConfig, String)> = None;
-    let mut records: BTreeMap<(String, String, Option<u64>), RunRecord> = BTreeMap::new();
+    let mut records: BTreeMap<(String, String, Option<u64>), (RunRecord, &Path)> = BTreeMap::new();
     for dir in dirs {
         let (cfg, recs) = load_dir(dir)?;
         let h = cfg.hash();
@@ -132,10 +195,24 @@ pub fn merge(dirs: &[PathBuf]) -> Result<(CampaignConfig, Vec<RunRecord>)> {
             None => merged = Some((cfg, h)),
         }
         for r in recs {
-            records.entry(r.key()).or_insert(r);
+            match records.get(&r.key()) {
+                Some((old, old_dir)) if !same_results(old, &r) => {
+                    return Err(Error::Invalid(format!(
+                        "run {} has different results in {} and {} ({}); remove the wrong line",
+                        describe(&r),
+                        old_dir.join(RESULTS).display(),
+                        dir.join(RESULTS).display(),
+                        differences(old, &r)
+                    )));
+                }
+                Some(_) => {}
+                None => {
+                    records.insert(r.key(), (r, dir));
+                }
+            }
         }
     }
     let (cfg, _) =
         merged.ok_or_else(|| Error::Invalid("report needs at least one directory".into()))?;
-    Ok((cfg, records.into_values().collect()))
+    Ok((cfg, records.into_values().map(|(r, _)| r).collect()))
 }

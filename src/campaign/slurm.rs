@@ -118,6 +118,25 @@ fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// A path single-quoted for a command line printed to be copied into a shell.
+fn quote_path(path: &Path) -> String {
+    quote(&path.display().to_string())
+}
+
+/// `text` for one `#` comment line: control characters (a newline would end the comment and start
+/// a command) are written escaped, as `\n`.
+fn comment(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// A path as UTF-8 (scripts are text), or an error naming it.
 fn utf8(path: &Path) -> Result<&str> {
     path.to_str().ok_or_else(|| {
@@ -134,10 +153,10 @@ impl Scripts {
             "#!/bin/bash\n\
              # {what}, written by `netreplay campaign --slurm`:\n\
              # {} ({} runs in {} shards, results in {}).\n",
-            self.title,
+            comment(&self.title),
             self.runs,
             self.array,
-            self.dir.display()
+            comment(&self.dir.display().to_string())
         )
     }
 
@@ -252,7 +271,7 @@ fn check_dir_path(dir: &Path) -> Result<()> {
     let text = utf8(dir)?;
     if let Some(c) = text
         .chars()
-        .find(|c| c.is_whitespace() || "'\"\\%".contains(*c))
+        .find(|c| c.is_whitespace() || c.is_control() || "'\"\\%".contains(*c))
     {
         return Err(Error::Invalid(format!(
             "--out {text}: sbatch reads #SBATCH lines without shell quoting, so the results directory's \
@@ -456,7 +475,7 @@ pub fn submit(p: &Prepared) -> Result<Submitted> {
     let merge = sbatch(&args).map_err(|e| match &array {
         Some((id, _)) => Error::Invalid(format!(
             "{e} (array job {id} was submitted; once it ends, merge with `sbatch {}`)",
-            p.merge_path.display()
+            quote_path(&p.merge_path)
         )),
         None => e,
     })?;
@@ -492,7 +511,7 @@ pub fn text(p: &Prepared, submitted: Option<&Submitted>) -> String {
             }
             out += &format!(
                 "follow with: netreplay campaign --status {}\n",
-                p.scripts.dir.display()
+                quote_path(&p.scripts.dir)
             );
         }
         None => {
@@ -506,8 +525,8 @@ pub fn text(p: &Prepared, submitted: Option<&Submitted>) -> String {
             out += &format!(
                 "submit with: id=$(sbatch --parsable{only} {}) && sbatch --dependency=afterany:$id {}\n\
                  (or add --submit)\n",
-                p.array_path.display(),
-                p.merge_path.display()
+                quote_path(&p.array_path),
+                quote_path(&p.merge_path)
             );
         }
     }

@@ -26,7 +26,37 @@ pub struct PriceTable {
     pub nic: f64,
 }
 
+/// The largest price accepted for one item (a switch, a link, a NIC), in dollars: far above any
+/// real price, and low enough that a network's total stays finite.
+pub const MAX_PRICE: f64 = 1e12;
+
 impl PriceTable {
+    /// Checks every price before anything is priced or written: finite, at least 0 and at most
+    /// [`MAX_PRICE`] (a `nan` would be written to `campaign.json` as `null`, which cannot be read
+    /// back), and every switch key a port count.
+    pub fn validate(&self) -> Result<()> {
+        let check = |key: &str, v: f64| {
+            if v.is_finite() && (0.0..=MAX_PRICE).contains(&v) {
+                Ok(())
+            } else {
+                Err(Error::Invalid(format!(
+                    "cost_table.{key} = {v:?}: a price is a finite number of dollars from 0 to {MAX_PRICE:e}"
+                )))
+            }
+        };
+        for (k, &v) in &self.switch {
+            k.trim().parse::<u32>().map_err(|_| {
+                Error::Invalid(format!("cost_table.switch: key `{k}` is not a port count"))
+            })?;
+            check(&format!("switch.{k}"), v)?;
+        }
+        check("link", self.link)?;
+        if let Some(v) = self.node_link {
+            check("node_link", v)?;
+        }
+        check("nic", self.nic)
+    }
+
     /// The price of a switch with `ports` ports: the cheapest listed model with enough ports.
     fn switch_price(&self, ports: u32) -> Result<f64> {
         let mut best: Option<(u32, f64)> = None;
@@ -87,5 +117,33 @@ mod tests {
         };
         let e = small.price(t.as_ref(), &inv).unwrap_err().to_string();
         assert!(e.contains("12 or more ports"), "{e}");
+    }
+
+    /// NaN, infinite, negative and absurd prices are refused, naming the key.
+    #[test]
+    fn prices_are_finite_and_in_range() {
+        let ok = PriceTable {
+            switch: [("8".into(), 1.0)].into(),
+            ..PriceTable::default()
+        };
+        ok.validate().unwrap();
+        for (v, key) in [
+            (f64::NAN, "link"),
+            (f64::INFINITY, "nic"),
+            (-1.0, "node_link"),
+            (1e300, "switch.8"),
+        ] {
+            let mut t = ok.clone();
+            match key {
+                "link" => t.link = v,
+                "nic" => t.nic = v,
+                "node_link" => t.node_link = Some(v),
+                _ => {
+                    t.switch.insert("8".into(), v);
+                }
+            }
+            let e = t.validate().unwrap_err().to_string();
+            assert!(e.contains(&format!("cost_table.{key}")), "{e}");
+        }
     }
 }

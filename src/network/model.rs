@@ -301,30 +301,40 @@ impl NetworkModel {
     /// bubble flow control for two).
     pub fn validate(&self, topo: &dyn Topology) -> Result<()> {
         self.check_values()?;
-        let check = |ok: bool, what: &str| {
+        // Errors name their key, so a config loader can point at it ([`crate::run::locate`]).
+        let check = |ok: bool, key: &str, what: &str| {
             if ok {
                 Ok(())
             } else {
-                Err(Error::Invalid(format!("network model: {what}")))
+                Err(Error::BadValue {
+                    kind: "network model",
+                    name: "[network]".into(),
+                    key: key.into(),
+                    problem: what.into(),
+                })
             }
         };
         if topo.bubble_flow_control() {
-            let ring_queue = if self.output_queue_packets > 0 {
-                self.output_queue_packets
+            let (ring_queue, key) = if self.output_queue_packets > 0 {
+                (self.output_queue_packets, "output_queue_packets")
             } else {
-                self.input_queue_packets
+                (self.input_queue_packets, "input_queue_packets")
             };
             check(
                 ring_queue >= 2,
+                key,
                 &format!(
-                    "`{}` uses bubble flow control, which needs queues of at least 2 packets",
+                    "must be at least 2: `{}` uses bubble flow control, which needs queues of at \
+                     least 2 packets",
                     topo.spec()
                 ),
             )?;
             check(
                 self.virtual_channels == 1,
+                "virtual_channels",
                 &format!(
-                    "`{}` uses bubble flow control, whose rings cannot take `virtual_channels` > 1",
+                    "must be 1: `{}` uses bubble flow control, whose rings cannot take more \
+                     virtual channels",
                     topo.spec()
                 ),
             )?;

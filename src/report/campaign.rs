@@ -158,8 +158,8 @@ pub fn summary_csv(a: &Analysis) -> String {
 }
 
 /// Writes `report.md`, `report.html` (self-contained: tables and both charts inline),
-/// `relative_times.csv`, `summary.csv`, `report.json` and the two SVG charts into `dir`, each
-/// atomically.
+/// `relative_times.csv`, `summary.csv`, `report.json` and the two SVG charts into `dir`, as one set
+/// (all replaced or none).
 pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
     let files: [(&str, String); 7] = [
         ("report.md", markdown(a)),
@@ -170,8 +170,6 @@ pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
         ("relative_times.svg", super::svg::relative_bars(a)),
         ("phi_vs_cost.svg", super::svg::phi_cost_scatter(a)),
     ];
-    for (name, text) in files {
-        super::write_atomic(&dir.join(name), text.as_bytes())?;
-    }
-    Ok(())
+    let files: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
+    super::write_set(dir, &files)
 }

@@ -161,9 +161,15 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
     t
 }
 
-/// Writes `link_load.csv`, `top_links.csv` and `link_load.svg` into `dir`, each atomically.
+/// Writes `link_load.csv`, `top_links.csv` and `link_load.svg` into `dir` as one set: all three
+/// replaced, or (on a failure such as a full disk) none.
 pub fn write_all(s: &LinkLoadSeries, dir: &Path) -> Result<()> {
-    super::write_atomic(&dir.join("link_load.csv"), classes_csv(s).as_bytes())?;
-    super::write_atomic(&dir.join("top_links.csv"), top_links_csv(s).as_bytes())?;
-    super::write_atomic(&dir.join("link_load.svg"), heatmap_svg(s).as_bytes())
+    super::write_set(
+        dir,
+        &[
+            ("link_load.csv", classes_csv(s).as_bytes()),
+            ("top_links.csv", top_links_csv(s).as_bytes()),
+            ("link_load.svg", heatmap_svg(s).as_bytes()),
+        ],
+    )
 }

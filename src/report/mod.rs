@@ -2,6 +2,7 @@
 //! written.
 
 pub mod html;
+pub mod interrupt;
 pub mod link_load;
 pub mod load_latency;
 pub mod progress;
@@ -10,15 +11,18 @@ pub mod campaign;
 pub mod svg;
 pub mod timeline;
 
+mod output;
+pub use output::{
+    TEMP_MARKER, clean_stale, prepare_dir, prepare_output, temp_path, write_atomic,
+    write_atomic_with, write_set,
+};
+
 use crate::cost::Cost;
-use crate::error::{Error, Result};
 use crate::run::RunReport;
 use crate::topology::metrics::{Budget, Metrics};
 use crate::topology::{Structure, Topology};
 use serde::Serialize;
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::Path;
 
 /// `topology --json`: the contract's counts plus the spec that built them.
 #[derive(Debug, Clone, Serialize)]
@@ -232,83 +236,4 @@ pub fn run_text(r: &RunReport) -> String {
 /// Pretty JSON of any report.
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialise")
-}
-
-/// Makes sure `path` can be written before hours of simulation produce its contents: creates its
-/// parent directories and writes (then removes) a probe file beside it, so a missing or read-only
-/// directory is an error now, not after the run.
-pub fn prepare_output(path: &Path) -> Result<()> {
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
-    if path.is_dir() {
-        return Err(Error::Invalid(format!(
-            "{}: is a directory; an output file (--out, --timeline, --html) must be a file name",
-            path.display()
-        )));
-    }
-    probe_dir(&parent_dir(path), &name.to_string_lossy())
-}
-
-/// Makes sure files can be written into `dir` (created with its parents if missing), by writing and
-/// removing a probe file.
-pub fn prepare_dir(dir: &Path) -> Result<()> {
-    probe_dir(dir, "output")
-}
-
-fn probe_dir(dir: &Path, name: &str) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
-    let probe = dir.join(format!(".{name}.probe{}", std::process::id()));
-    std::fs::File::create(&probe).map_err(|e| Error::Io {
-        path: dir.display().to_string(),
-        source: std::io::Error::new(
-            e.kind(),
-            format!("cannot write output files here ({e}); nothing was simulated"),
-        ),
-    })?;
-    let _ = std::fs::remove_file(&probe);
-    Ok(())
-}
-
-/// The directory `path` is in (`.` for a bare file name).
-fn parent_dir(path: &Path) -> std::path::PathBuf {
-    path.parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf()
-}
-
-/// Writes `contents` to `path` atomically: to a temporary file beside it (its directory created if
-/// missing), synced, then renamed, so a reader never sees a half-written file.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    write_atomic_with(path, |f| f.write_all(contents))
-}
-
-/// [`write_atomic`] for output produced piece by piece (e.g. streamed through a compressor): `fill`
-/// writes into the temporary file, which is renamed over `path` only if `fill` succeeds.
-pub fn write_atomic_with(
-    path: &Path,
-    fill: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
-) -> Result<()> {
-    let io = Error::io(path.display());
-    let dir = parent_dir(path);
-    std::fs::create_dir_all(&dir).map_err(Error::io(dir.display()))?;
-    let name = path
-        .file_name()
-        .ok_or_else(|| Error::Invalid(format!("{}: not a file path", path.display())))?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        fill(&mut f)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map_err(&io)
 }

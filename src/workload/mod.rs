@@ -274,6 +274,11 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     /// The programs of `ranks` ranks; a rank count the pattern cannot use (2w on a non-square count,
     /// bu on a non-power of two) is an [`Error::Invalid`] that says which counts work.
     fn generate(&self, ranks: u32) -> Result<Program>;
+    /// The error [`Generator::generate`] would give for `ranks`, without generating: a campaign checks
+    /// every pattern's rank count on every candidate before it writes anything.
+    fn check_ranks(&self, _ranks: u32) -> Result<()> {
+        Ok(())
+    }
     /// The rank count the workload fixes itself, if any (a trace knows its ranks); a run uses it when
     /// the spec gives no `ranks=`, instead of every node of the topology.
     fn ranks(&self) -> Option<u32> {

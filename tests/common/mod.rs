@@ -107,3 +107,68 @@ pub fn one_message(
     });
     netreplay::network::simulate(topo.as_ref(), model.borrow(), &program, &[src, dst], 1).unwrap()
 }
+
+/// Runs the `netreplay` binary with `args` to its end.
+pub fn netreplay(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// The stderr of a `netreplay` command that must fail without a panic, checked for every `needle`.
+pub fn rejects(args: &[&str], needles: &[&str]) -> String {
+    let out = netreplay(args);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{needle}` missing from: {err}"
+        );
+    }
+    err
+}
+
+/// A two-candidate campaign config `c.toml` in `dir` (fat trees of 16 nodes, `bu` at size 10):
+/// `head` lines first, `extra` at the end; its path.
+pub fn campaign_config(dir: &std::path::Path, head: &str, extra: &str) -> String {
+    let path = dir.join("c.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "{head}\nreference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
+             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\n\
+             [[candidate]]\nlabel = \"b\"\ntopology = \"fat-tree:k=2,n=4\"\n{extra}"
+        ),
+    )
+    .unwrap();
+    path.display().to_string()
+}
+
+/// A fresh, empty scratch directory `name` in this test binary's folder `tag`.
+pub fn fresh_dir(tag: &str, name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(tag)
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Waits for `child` at most `seconds` (a hang guard, not a timing), killing it past that; its
+/// output, and whether it ended by itself.
+pub fn wait_guarded(mut child: std::process::Child, seconds: u64) -> (std::process::Output, bool) {
+    let start = std::time::Instant::now();
+    let mut ended = true;
+    while child.try_wait().expect("waitable").is_none() {
+        if start.elapsed().as_secs() >= seconds {
+            let _ = child.kill();
+            ended = false;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    (child.wait_with_output().expect("waitable"), ended)
+}
