@@ -4,13 +4,18 @@
 //! again only at that cycle or when something the plan read changes.
 //!
 //! **What wakes a watcher.** Every change to a channel or to a buffer it feeds is announced on the
-//! channel ([`Engine::notify`]): a packet starting on it or its tail leaving it, credits returning to
-//! a buffer it feeds, a packet starting or stopping to leave such a buffer. A candidate that was among
-//! the least occupied at some cycle of the plan (`Watch::argmin`) is watched for every change; any
-//! other one only for its queue starting to drain, and only if that queue can drain to the plan's
-//! least occupancy (a packet leaving lowers it by at most P phits; arrivals only raise it, and a
-//! candidate above the minimum that rises or changes state cannot change what is drawn).
-//!
+//! channel ([`Engine::notify`]) as a [`Change`]: its tail leaving it, a packet starting on it, credits
+//! returning to a buffer it feeds, such a buffer starting to send. Each registration says which
+//! changes wake its head, from what the plan read (`Watch`):
+//! - a candidate that was least occupied at some cycle of a plan that could grant: every change;
+//! - a least occupied candidate of a plan that cannot grant (no usable candidate was ever least
+//!   occupied): only what would make it usable, its link freeing if it is busy, else credits or its
+//!   link being taken (its occupancy rising or falling cannot make another candidate win);
+//! - when no candidate is usable at all: only a candidate becoming usable (link freed, credits);
+//! - any other candidate: only its queue starting to drain, and only if that queue can fall below the
+//!   plan's least occupancy (a candidate above the minimum that rises or changes state cannot change
+//!   what is drawn). A queue's occupancy at the end of a leaving packet is already in its trend.
+
 //! **When it looks again.** A change announced while events are applied is looked at in this cycle's
 //! allocation, as polling would; a change made by this cycle's allocation (a packet starting) is
 //! looked at next cycle, since this cycle's choice was already made (or planned). Registrations are
