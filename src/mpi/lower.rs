@@ -81,16 +81,28 @@ struct Logged {
     pos: Pos,
 }
 
+/// The most world ranks a program lowered from calls may have (2^22 = 4,194,304). Every rank costs
+/// a few hundred bytes while lowering even when it makes no call, so a trace naming one huge rank
+/// number would otherwise allocate gigabytes; readers check their rank counts against this (and
+/// against the network's nodes when known) before building, this is the MPI layer's own backstop.
+pub const MAX_RANKS: u32 = 1 << 22;
+
 impl Builder {
-    /// A builder for `ranks` world ranks whose collectives expand with `algorithms`.
-    pub fn new(ranks: u32, algorithms: &Algorithms) -> Builder {
-        Builder {
+    /// A builder for `ranks` world ranks whose collectives expand with `algorithms`; more than
+    /// [`MAX_RANKS`] is refused before anything per rank is allocated.
+    pub fn new(ranks: u32, algorithms: &Algorithms) -> Result<Builder> {
+        if ranks > MAX_RANKS {
+            return Err(Error::Invalid(format!(
+                "{ranks} ranks are more than the {MAX_RANKS} a trace may have"
+            )));
+        }
+        Ok(Builder {
             calls: (0..ranks).map(|_| Vec::new()).collect(),
             files: Vec::new(),
             comms: Comms::new(ranks),
             handles: (0..ranks).map(Handles::new).collect(),
             algorithms: *algorithms,
-        }
+        })
     }
 
     /// Number of world ranks.
