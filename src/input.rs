@@ -13,8 +13,8 @@ use std::path::Path;
 /// The largest text file read whole (configs, placement maps, graph files): 256 MiB.
 pub const MAX_TEXT_BYTES: u64 = 1 << 28;
 
-/// What `path` is when it is not a regular file, for messages.
-fn kind(meta: &std::fs::Metadata) -> &'static str {
+/// What a file that is not a regular file is, for messages.
+pub fn kind(meta: &std::fs::Metadata) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     let t = meta.file_type();
     if t.is_dir() {

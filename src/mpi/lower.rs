@@ -81,11 +81,12 @@ struct Logged {
     pos: Pos,
 }
 
-/// The most world ranks a program lowered from calls may have (2^22 = 4,194,304). Every rank costs
-/// a few hundred bytes while lowering even when it makes no call, so a trace naming one huge rank
-/// number would otherwise allocate gigabytes; readers check their rank counts against this (and
-/// against the network's nodes when known) before building, this is the MPI layer's own backstop.
-pub const MAX_RANKS: u32 = 1 << 22;
+/// The most world ranks a program lowered from calls may have (2^20 = 1,048,576, beyond any traced
+/// MPI run). Every rank costs about 270 bytes while a trace is read and lowered even when it makes no
+/// call, so a trace of a few bytes naming rank 2^20 - 1 costs about 280 MB at most, where one naming
+/// rank 2^24 cost gigabytes. Readers check their rank counts against this (and against the network's
+/// nodes when known) before building; this is the MPI layer's own backstop.
+pub const MAX_RANKS: u32 = 1 << 20;
 
 impl Builder {
     /// A builder for `ranks` world ranks whose collectives expand with `algorithms`; more than

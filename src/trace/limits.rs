@@ -25,7 +25,7 @@ impl Default for RankLimit {
     fn default() -> Self {
         RankLimit {
             max: u64::from(MAX_RANKS),
-            of: format!("the {MAX_RANKS} a trace may have"),
+            of: format!("a trace may have at most {MAX_RANKS}"),
         }
     }
 }
@@ -38,7 +38,7 @@ impl RankLimit {
         }
         RankLimit {
             max: u64::from(nodes),
-            of: format!("the {nodes} nodes of `{topology}`"),
+            of: format!("`{topology}` has only {nodes} nodes"),
         }
     }
 
@@ -50,7 +50,7 @@ impl RankLimit {
     /// `Err(message)` when a trace of `ranks` ranks is over the limit.
     pub fn count(&self, ranks: u64) -> std::result::Result<(), String> {
         if ranks > self.max {
-            return Err(format!("{ranks} ranks are more than {}", self.of));
+            return Err(format!("the trace has {ranks} ranks, but {}", self.of));
         }
         Ok(())
     }
@@ -59,7 +59,7 @@ impl RankLimit {
     pub fn rank(&self, rank: u64) -> std::result::Result<(), String> {
         if rank >= self.max {
             return Err(format!(
-                "rank {rank} makes the trace {} ranks, more than {}",
+                "rank {rank} makes the trace {} ranks, but {}",
                 rank.saturating_add(1),
                 self.of
             ));
@@ -89,7 +89,7 @@ pub fn check_ranks(path: &Path, format: Option<Format>, limit: &RankLimit) -> Re
                 path: name.clone(),
                 line,
                 column,
-                message: format!("{} ranks are more than {}", n, limit.of),
+                message: format!("the trace declares {n} ranks, but {}", limit.of),
             }),
             _ => Ok(()),
         },

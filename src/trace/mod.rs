@@ -345,8 +345,9 @@ impl TraceWorkload {
             }
         } else if !meta.is_file() {
             return Err(Error::Invalid(format!(
-                "{file}: not a regular file (a pipe or device); netreplay reads a trace more than \
-                 once, so save it to a file first (e.g. `cat ... > trace.txt`)"
+                "{file}: not a regular file ({}); netreplay reads a trace more than once, so save \
+                 it to a file first (e.g. `cat ... > trace.txt`)",
+                crate::input::kind(&meta)
             )));
         }
         Ok(TraceWorkload {

@@ -141,7 +141,7 @@ pub fn is_dumpi(path: &Path) -> bool {
             })
         });
     }
-    path.extension().is_some_and(|x| x == "meta") || starts_with_magic(path)
+    (path.extension().is_some_and(|x| x == "meta") && path.exists()) || starts_with_magic(path)
 }
 
 /// Whether the regular file at `path` starts with the DUMPI magic bytes.
@@ -222,10 +222,11 @@ impl Meta {
             let f = m.rank_file(r);
             if !f.exists() {
                 return Err(Error::Invalid(format!(
-                    "{}: numprocs = {} but the rank file of rank {r} is missing: {}",
+                    "{}: the rank file of rank {r} of {} is missing: {} (numprocs = {})",
                     meta.display(),
                     m.ranks,
-                    f.display()
+                    f.display(),
+                    m.ranks
                 )));
             }
         }

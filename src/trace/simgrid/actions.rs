@@ -464,13 +464,14 @@ impl Reader {
 }
 
 /// The most tokens (rank and action name included) a line of action `name` may have in a trace of
-/// `n` ranks: its arguments and optional datatype ids as SimGrid's parsers read them. `None` where
+/// `n` ranks: its arguments and optional datatype ids as SimGrid's parsers read them (`waitall` may
+/// carry the request count SimGrid's tracer writes). `None` where
 /// SimGrid ignores what follows (the no-op actions, `allgatherv`'s displacements) and for unknown
 /// actions (refused by name).
 fn arity(name: &str, n: usize) -> Option<usize> {
     Some(match name {
-        "waitall" | "barrier" => 2,
-        "init" | "compute" | "sleep" => 3,
+        "barrier" => 2,
+        "init" | "compute" | "sleep" | "waitall" => 3,
         "test" | "wait" | "bcast" | "allreduce" | "scan" | "exscan" => 5,
         "send" | "isend" | "recv" | "irecv" | "reduce" | "alltoall" | "allgather" => 6,
         "gather" | "scatter" => 7,
