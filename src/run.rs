@@ -393,6 +393,7 @@ fn execute_jobs(
                 network::MAX_CYCLE
             )));
         }
+        check_declared_ranks(&job.workload, topo)?;
         let wl = workload::build(&job.workload)?;
         let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
             Error::Invalid(format!(
