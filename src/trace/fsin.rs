@@ -9,7 +9,7 @@
 //! plus one (a first pass finds it, so the file is streamed twice and never held as text).
 
 use super::limits::RankLimit;
-use super::simgrid::{Line, lines};
+use super::simgrid::{Line, lines, located};
 use crate::error::{Error, Result};
 use crate::mpi::call::{Call, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
@@ -103,12 +103,7 @@ pub fn count_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
     let mut ranks = 0u64;
     lines(&name, super::open(path)?, |no, text| {
         let line = Line::new(text);
-        let at = |(column, message)| Error::File {
-            path: name.clone(),
-            line: no,
-            column,
-            message,
-        };
+        let at = |e| located(&name)(no, e);
         let (node, op) = event(&line, u64::from(u32::MAX) + 1).map_err(at)?;
         let peer = match op {
             Op::Send { to, .. } => (to, 2),
@@ -130,12 +125,7 @@ pub fn count_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
 /// Reads the `.trc` file at `path` (plain or zstd).
 pub fn read(path: &Path) -> Result<Program> {
     let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
+    let at = located(&name);
     let ranks = count_ranks(path, &RankLimit::default())?;
     if ranks < 2 {
         return Err(Error::Invalid(format!(

@@ -112,6 +112,16 @@ pub(crate) fn lines(
     }
 }
 
+/// Builds the `path:line:column` error of a line reader's `(column, message)` at `line`.
+pub(crate) fn located(path: &str) -> impl Fn(usize, (usize, String)) -> Error + '_ {
+    move |line, (column, message)| Error::File {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
 /// Whether `line` (the first content line of a file) is a SimGrid action: a rank, then an action name.
 pub fn is_action_line(line: &str) -> bool {
     let mut t = line.split_ascii_whitespace();
@@ -275,12 +285,7 @@ pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Progra
 /// past `limit` (before anything per rank is allocated).
 fn shared_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
     let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
+    let at = located(&name);
     let mut max = 0u64;
     lines(&name, super::open(path)?, |no, text| {
         let line = Line::new(text);
@@ -304,12 +309,7 @@ fn shared_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
 /// A file holding every rank's actions: a first pass finds the rank count, the second replays.
 fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
     let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
+    let at = located(&name);
     let ranks = shared_ranks(path, &RankLimit::default())?;
     if ranks == 1 {
         return Err(Error::Invalid(format!(
