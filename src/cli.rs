@@ -248,6 +248,9 @@ enum TraceAction {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// The trace's format, as the trace workload's `format=` names it (default: detect it).
+        #[arg(long, default_value = "auto", value_parser = trace::Format::NAMES)]
+        format: String,
     },
 }
 
@@ -461,13 +464,17 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             print!("{}", report::campaign::markdown(&a));
         }
         Command::Trace {
-            action: TraceAction::Check { file, json },
+            action: TraceAction::Check { file, json, format },
         } => {
             // Read without the cache: a check leaves nothing beside the trace, and the counts of the MPI
             // calls come from the readers.
+            let opts = trace::ReadOptions {
+                format: trace::Format::parse(&format)?,
+                ..trace::ReadOptions::default()
+            };
             let wl = trace::TraceWorkload::open_with(
                 &file.display().to_string(),
-                &trace::ReadOptions::default(),
+                &opts,
                 &trace::cache::Location::Off,
                 String::new(),
             )?;
@@ -481,13 +488,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     trace::check::text(&c)
                 }
             );
-            if !c.ok {
-                return Err(Error::Invalid(format!(
-                    "{}: the trace cannot complete as written ({})",
-                    file.display(),
-                    c.problems.first().map_or("", String::as_str)
-                )));
-            }
+            c.require_ok(&file.display().to_string())?;
         }
         Command::Generate {
             spec,

@@ -6,6 +6,7 @@ pub mod campaign;
 pub mod cli;
 pub mod cost;
 pub mod error;
+pub mod input;
 pub mod load_latency;
 pub mod mpi;
 pub mod network;

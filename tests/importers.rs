@@ -205,13 +205,10 @@ fn simgrid_bad_inputs_are_positioned_errors() {
             "{text:?}: got {l}:{c}: {m}; want {line}:{column}: {needle}"
         );
     }
-    // Extra trailing tokens are ignored; doubles are fine; no final newline.
+    // Doubles and a datatype id are fine; no final newline (a token past the arguments is an error,
+    // tests/safety_inputs.rs).
     let f = scratch().join("ok.txt");
-    std::fs::write(
-        &f,
-        "0 init\n1 init\n0 send 1 0 1.5e3 6 extra tokens\n1 recv 0 0 1.5e3",
-    )
-    .unwrap();
+    std::fs::write(&f, "0 init\n1 init\n0 send 1 0 1.5e3 6\n1 recv 0 0 1.5e3").unwrap();
     let p = trace::read_any(&f, &ReadOptions::default()).unwrap();
     assert_eq!(p.sends().map(|s| s.2).sum::<u64>(), 1500);
     // A missing per-rank file names itself.

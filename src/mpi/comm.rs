@@ -77,32 +77,37 @@ impl Comms {
     }
 }
 
-/// A rank's handles: world and self predefined, then whatever definitions and calls bind.
+/// A rank's handles: world and self predefined, then whatever definitions and calls bind. World is
+/// implicit (no entry until rebound), so a rank that never names another communicator allocates
+/// nothing here: traces may have many idle ranks.
 #[derive(Debug, Clone, Default)]
 pub struct Handles {
-    map: AHashMap<CommHandle, Bound>,
+    /// Bindings; `None` marks world unbound.
+    map: AHashMap<CommHandle, Option<Bound>>,
 }
 
 impl Handles {
     /// The handles of world rank `rank` before its first call: world only (globally defined
     /// communicators are bound with [`Handles::set`], MPI_COMM_SELF on first use).
-    pub fn new(rank: u32) -> Handles {
-        let mut map = AHashMap::new();
-        map.insert(WORLD, Bound { comm: 0, me: rank });
-        Handles { map }
+    pub fn new(_rank: u32) -> Handles {
+        Handles::default()
     }
 
-    /// The communicator `handle` names, creating the rank's MPI_COMM_SELF on first use.
+    /// The communicator `handle` names for world rank `rank`, creating its MPI_COMM_SELF on first
+    /// use.
     pub fn get(&mut self, handle: CommHandle, rank: u32, comms: &mut Comms) -> Option<Bound> {
         if let Some(&b) = self.map.get(&handle) {
-            return Some(b);
+            return b;
+        }
+        if handle == WORLD {
+            return Some(Bound { comm: 0, me: rank });
         }
         (handle == SELF).then(|| {
             let b = Bound {
                 comm: comms.add(vec![rank]),
                 me: 0,
             };
-            self.map.insert(SELF, b);
+            self.map.insert(SELF, Some(b));
             b
         })
     }
@@ -110,7 +115,8 @@ impl Handles {
     /// Binds `handle` (or unbinds it: MPI_COMM_NULL, a freed handle).
     pub fn set(&mut self, handle: CommHandle, bound: Option<Bound>) {
         match bound {
-            Some(b) => self.map.insert(handle, b),
+            Some(b) => self.map.insert(handle, Some(b)),
+            None if handle == WORLD => self.map.insert(handle, None),
             None => self.map.remove(&handle),
         };
     }
@@ -156,7 +162,8 @@ pub fn resolve(
     let mut handles = handles.to_vec();
     let mut cursor = vec![0usize; n];
     let mut waiting_on: Vec<Option<(u32, u64)>> = vec![None; n];
-    let mut seq: Vec<AHashMap<u32, u64>> = vec![AHashMap::new(); n];
+    // Creation calls so far per (rank, communicator): one map, not one per rank (idle ranks are many).
+    let mut seq: AHashMap<(u32, u32), u64> = AHashMap::new();
     let mut pending: AHashMap<(u32, u64), Vec<Option<Waiting>>> = AHashMap::new();
     let mut created: Vec<Vec<Option<Bound>>> = vec![Vec::new(); n];
     let mut ready: Vec<u32> = (0..n as u32).collect();
@@ -203,7 +210,7 @@ pub fn resolve(
                     ),
                 ));
             };
-            let k = seq[ru].entry(b.comm).or_insert(0);
+            let k = seq.entry((r, b.comm)).or_insert(0);
             let key = (b.comm, *k);
             *k += 1;
             let size = comms.size(b.comm) as usize;

@@ -81,16 +81,29 @@ struct Logged {
     pos: Pos,
 }
 
+/// The most world ranks a program lowered from calls may have (2^20 = 1,048,576, beyond any traced
+/// MPI run). Every rank costs about 270 bytes while a trace is read and lowered even when it makes no
+/// call, so a trace of a few bytes naming rank 2^20 - 1 costs about 280 MB at most, where one naming
+/// rank 2^24 cost gigabytes. Readers check their rank counts against this (and against the network's
+/// nodes when known) before building; this is the MPI layer's own backstop.
+pub const MAX_RANKS: u32 = 1 << 20;
+
 impl Builder {
-    /// A builder for `ranks` world ranks whose collectives expand with `algorithms`.
-    pub fn new(ranks: u32, algorithms: &Algorithms) -> Builder {
-        Builder {
+    /// A builder for `ranks` world ranks whose collectives expand with `algorithms`; more than
+    /// [`MAX_RANKS`] is refused before anything per rank is allocated.
+    pub fn new(ranks: u32, algorithms: &Algorithms) -> Result<Builder> {
+        if ranks > MAX_RANKS {
+            return Err(Error::Invalid(format!(
+                "{ranks} ranks are more than the {MAX_RANKS} a trace may have"
+            )));
+        }
+        Ok(Builder {
             calls: (0..ranks).map(|_| Vec::new()).collect(),
             files: Vec::new(),
             comms: Comms::new(ranks),
             handles: (0..ranks).map(Handles::new).collect(),
             algorithms: *algorithms,
-        }
+        })
     }
 
     /// Number of world ranks.

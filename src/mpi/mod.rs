@@ -31,7 +31,7 @@ pub mod runtime;
 pub mod stats;
 
 pub use call::{Call, CommHandle, ReqHandle, SELF, SendMode, Source, Status, TagSel, WORLD};
-pub use lower::{Builder, Pos};
+pub use lower::{Builder, MAX_RANKS, Pos};
 pub use model::{MpiModel, Protocol};
 pub use stats::CallStats;
 

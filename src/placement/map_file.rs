@@ -40,7 +40,8 @@ impl Placement for MapFile {
         _seed: u64,
     ) -> Result<Vec<u32>> {
         let path = self.path.display().to_string();
-        let text = std::fs::read_to_string(&self.path).map_err(Error::io(&path))?;
+        let text =
+            crate::input::read_text(&self.path, "a placement map", crate::input::MAX_TEXT_BYTES)?;
         let at = |line: usize, column: usize, message: String| Error::File {
             path: path.clone(),
             line,

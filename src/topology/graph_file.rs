@@ -36,7 +36,11 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
             .raw("file")
             .ok_or_else(|| p.invalid("needs file=PATH (an edge-list file)"))?;
         let routing = TableRouting::from_params(p, "adaptive")?;
-        let text = std::fs::read_to_string(path).map_err(Error::io(path))?;
+        let text = crate::input::read_text(
+            std::path::Path::new(path),
+            "a graph file",
+            crate::input::MAX_TEXT_BYTES,
+        )?;
         Ok(Box::new(parse(path, &text, routing)?))
     },
 };

@@ -25,6 +25,10 @@ const MAGIC: &[u8; 8] = b"NRCACHE\0";
 /// Layout version of cache files; bump when the header or the encoded types change.
 const LAYOUT: u32 = 3;
 
+/// The largest cache file read (1 TiB): a bound for the whole-file read, far above any program the
+/// simulator holds; its contents are then checked against its own length.
+const MAX_CACHE_BYTES: u64 = 1 << 40;
+
 /// The names a collective region may carry, so a decoded region gets back its `&'static str`: the
 /// collectives of [`crate::mpi::collectives::Algorithms::KEYS`], which lists them after `select` (their index is what the cache
 /// stores, so that list's order is part of [`LAYOUT`]).
@@ -83,7 +87,7 @@ impl Hasher {
 
 /// Hashes a file's bytes, streamed in 1 MiB blocks.
 fn hash_file(h: &mut Hasher, path: &Path) -> std::io::Result<()> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = crate::input::open(path, "a trace file").map_err(std::io::Error::other)?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
         let mut filled = 0;
@@ -217,7 +221,7 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
         .try_fold(0u64, |a, &l| a.checked_add(l))?;
     if used != payload.len()
         || total != stored.ops.len() as u64
-        || !(2..=crate::topology::MAX_NODES as usize).contains(&ranks)
+        || !(2..=crate::mpi::MAX_RANKS as usize).contains(&ranks)
     {
         return None;
     }
@@ -255,7 +259,7 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
         None => Format::detect(path)?,
     };
     let key = key(path, format, opts)?;
-    if let Ok(bytes) = std::fs::read(&cache)
+    if let Ok(bytes) = crate::input::read(&cache, "a trace cache", MAX_CACHE_BYTES)
         && let Some(program) = decode(&bytes, key)
     {
         return Ok(program.with_mpi(format.default_mpi()));

@@ -8,7 +8,8 @@
 //! blank lines are skipped; the last line may lack its newline. The rank count is the largest node id
 //! plus one (a first pass finds it, so the file is streamed twice and never held as text).
 
-use super::simgrid::{Line, lines};
+use super::limits::RankLimit;
+use super::simgrid::{Line, lines, located};
 use crate::error::{Error, Result};
 use crate::mpi::call::{Call, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
@@ -94,35 +95,44 @@ fn event(line: &Line, ranks: u64) -> Result<(u32, Op), LineError> {
     Ok((at, op))
 }
 
-/// Reads the `.trc` file at `path` (plain or zstd).
-pub fn read(path: &Path) -> Result<Program> {
+/// The rank count of the `.trc` file at `path` (the largest node named, plus one), checking every
+/// line's syntax; refused at the first line naming a node past `limit`, before anything per node is
+/// allocated.
+pub fn count_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
     let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
-    let max_nodes = crate::topology::MAX_NODES;
     let mut ranks = 0u64;
     lines(&name, super::open(path)?, |no, text| {
         let line = Line::new(text);
-        // The first pass checks syntax against the largest possible count and finds the real one.
-        let (node, op) = event(&line, max_nodes).map_err(|e| at(no, e))?;
+        let at = |e| located(&name)(no, e);
+        let (node, op) = event(&line, u64::from(u32::MAX) + 1).map_err(at)?;
         let peer = match op {
-            Op::Send { to, .. } => to,
-            Op::Recv { from, .. } => from,
-            _ => node,
+            Op::Send { to, .. } => (to, 2),
+            Op::Recv { from, .. } => (from, 1),
+            _ => (node, 1),
         };
-        ranks = ranks.max(u64::from(node.max(peer)) + 1);
+        let own = if matches!(op, Op::Recv { .. }) { 2 } else { 1 };
+        for (n, i) in [(node, own), peer] {
+            limit
+                .rank(u64::from(n))
+                .map_err(|m| at((line.tokens[i].0, m)))?;
+        }
+        ranks = ranks.max(u64::from(node.max(peer.0)) + 1);
         Ok(())
     })?;
+    Ok(ranks)
+}
+
+/// Reads the `.trc` file at `path` (plain or zstd).
+pub fn read(path: &Path) -> Result<Program> {
+    let name = path.display().to_string();
+    let at = located(&name);
+    let ranks = count_ranks(path, &RankLimit::default())?;
     if ranks < 2 {
         return Err(Error::Invalid(format!(
             "{name}: the trace names fewer than 2 nodes; a replay needs at least 2"
         )));
     }
-    let mut builder = Builder::new(ranks as u32, &Algorithms::default());
+    let mut builder = Builder::new(ranks as u32, &Algorithms::default())?;
     let file = builder.file(&name, false);
     lines(&name, super::open(path)?, |no, text| {
         let (node, op) = event(&Line::new(text), ranks).map_err(|e| at(no, e))?;

@@ -11,9 +11,12 @@ pub mod cache;
 pub mod check;
 pub mod dumpi;
 pub mod fsin;
+pub mod limits;
 pub mod otf2;
 pub mod parser;
 pub mod simgrid;
+
+pub use limits::RankLimit;
 #[cfg(test)]
 mod tests_compute;
 
@@ -22,7 +25,6 @@ use crate::mpi::MpiModel;
 use crate::mpi::collectives::Algorithms;
 use crate::spec::{Entry, Params};
 use crate::workload::{Generator, Op, Program};
-use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
@@ -37,38 +39,11 @@ pub fn read(path: &Path) -> Result<Program> {
     read_with(path, &Algorithms::default())
 }
 
-/// The rank count a native trace declares on its `ranks N` line, read from its first lines only
-/// (`None` for other formats, whose rank counts come from files that must exist per rank, or when the
-/// header is not there: the full read then says what is wrong). Lets a run refuse a trace larger than
-/// its network before building a program of millions of ranks (issue 15).
-pub fn declared_ranks(path: &Path) -> Result<Option<u64>> {
-    if Format::detect(path)? != Format::Native {
-        return Ok(None);
-    }
-    let mut input = open(path)?;
-    let mut line = Vec::new();
-    for _ in 0..64 {
-        line.clear();
-        let n = std::io::Read::take(&mut input, 4096)
-            .read_until(b'\n', &mut line)
-            .map_err(Error::io(path.display()))?;
-        if n == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&line);
-        let text = text.split('#').next().unwrap_or("").trim();
-        if let Some(rest) = text.strip_prefix("ranks") {
-            return Ok(rest.trim().parse().ok());
-        }
-    }
-    Ok(None)
-}
-
 /// Opens `path` for reading lines, decompressing it on the fly if it starts with the zstd magic
 /// bytes; a truncated or corrupt zstd stream surfaces as an error naming the file when read.
 pub(crate) fn open(path: &Path) -> Result<Box<dyn BufRead>> {
     let io = Error::io(path.display());
-    let file = File::open(path).map_err(&io)?;
+    let file = crate::input::open(path, "a trace")?;
     let mut input = BufReader::new(file);
     if input.fill_buf().map_err(&io)?.starts_with(&ZSTD_MAGIC) {
         let decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(&io)?;
@@ -105,7 +80,7 @@ impl<R: std::io::Read> std::io::Read for ZstdReader<R> {
 pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
     let name = path.display().to_string();
     let io = Error::io(&name);
-    let file = File::open(path).map_err(&io)?;
+    let file = crate::input::open(path, "a trace")?;
     let mut input = BufReader::new(file);
     let compressed = input.fill_buf().map_err(&io)?.starts_with(&ZSTD_MAGIC);
     if compressed {
@@ -210,6 +185,27 @@ pub enum Format {
 }
 
 impl Format {
+    /// The names `format=` (and `trace check --format`) accept: `auto` (detect), then each format's.
+    pub const NAMES: [&str; 6] = ["auto", "native", "simgrid", "trc", "otf2", "dumpi"];
+
+    /// The format named `name` (one of [`Format::NAMES`]); `None` for `auto`.
+    pub fn parse(name: &str) -> Result<Option<Format>> {
+        Ok(Some(match name {
+            "auto" => return Ok(None),
+            "native" => Format::Native,
+            "simgrid" => Format::SimGrid,
+            "trc" => Format::Fsin,
+            "otf2" => Format::Otf2,
+            "dumpi" => Format::Dumpi,
+            other => {
+                return Err(Error::Invalid(format!(
+                    "unknown trace format `{other}`; accepted: {}",
+                    Format::NAMES.join(", ")
+                )));
+            }
+        }))
+    }
+
     /// The format's name as the `format=` key spells it.
     pub fn name(self) -> &'static str {
         match self {
@@ -349,8 +345,9 @@ impl TraceWorkload {
             }
         } else if !meta.is_file() {
             return Err(Error::Invalid(format!(
-                "{file}: not a regular file (a pipe or device); netreplay reads a trace more than \
-                 once, so save it to a file first (e.g. `cat ... > trace.txt`)"
+                "{file}: not a regular file ({}); netreplay reads a trace more than once, so save \
+                 it to a file first (e.g. `cat ... > trace.txt`)",
+                crate::input::kind(&meta)
             )));
         }
         Ok(TraceWorkload {
@@ -444,18 +441,7 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
     })?;
     let mut opts = ReadOptions::default();
     let mut extra = String::new();
-    opts.format = match p.choice(
-        "format",
-        "auto",
-        &["auto", "native", "simgrid", "trc", "otf2", "dumpi"],
-    )? {
-        "native" => Some(Format::Native),
-        "simgrid" => Some(Format::SimGrid),
-        "trc" => Some(Format::Fsin),
-        "otf2" => Some(Format::Otf2),
-        "dumpi" => Some(Format::Dumpi),
-        _ => None,
-    };
+    opts.format = Format::parse(p.choice("format", "auto", &Format::NAMES)?)?;
     if let Some(v) = p.raw("format") {
         extra.push_str(&format!(",format={v}"));
     }
@@ -500,6 +486,9 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         Some(dir) => cache::Location::Dir(dir.into()),
     };
     let mut workload = TraceWorkload::open_with(file, &opts, &location, extra)?;
+    // A run replays only what `trace check` accepts: an unmatched send or receive, or a collective
+    // some ranks skip, is refused now rather than ending in a short or deadlocked run.
+    check::check(&workload.program)?.require_ok(file)?;
     let mut mpi = *workload.program.mpi();
     for (key, v) in &mpi_overrides {
         mpi.set(key, v)?;

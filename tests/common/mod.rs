@@ -172,3 +172,46 @@ pub fn wait_guarded(mut child: std::process::Child, seconds: u64) -> (std::proce
     }
     (child.wait_with_output().expect("waitable"), ended)
 }
+
+/// Runs the netreplay binary with `args` under `sh` with `ulimit -v KB` (an address-space bound; 0:
+/// none), killed after `guard` seconds: a generous hang guard, not a timing. Returns the exit code
+/// (`None`: killed by a signal, or the guard fired) and stderr.
+pub fn netreplay_bounded(args: &[&str], kb: u64, guard: u64) -> (Option<i32>, String) {
+    let limit = if kb > 0 {
+        format!("ulimit -v {kb}; ")
+    } else {
+        String::new()
+    };
+    let child = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{limit}exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_netreplay"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let (out, ended) = wait_guarded(child, guard);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    if ended {
+        (out.status.code(), err)
+    } else {
+        (None, format!("still running after {guard} s (hung): {err}"))
+    }
+}
+
+/// Copies the folder `from` (files only, recursively) to `to`, replacing what is there.
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}

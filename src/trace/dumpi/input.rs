@@ -45,11 +45,7 @@ impl Input {
     /// Opens `path` (rank `rank`); reads may go up to the end of the file until [`Input::set_limit`].
     pub(crate) fn open(path: &std::path::Path, rank: u32) -> Result<Input, Error> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(|e| {
-            Error::Invalid(format!(
-                "{name}: cannot open the DUMPI file of rank {rank} ({e})"
-            ))
-        })?;
+        let file = crate::input::open(path, &format!("the DUMPI file of rank {rank}"))?;
         let len = file.metadata().map_err(Error::io(&name))?.len();
         Ok(Input {
             reader: BufReader::with_capacity(BUFFER, file),

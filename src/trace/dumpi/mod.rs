@@ -44,13 +44,15 @@ use crate::workload::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::limits::RankLimit;
+
 /// Reads the DUMPI trace at `path` (a `.meta` file, a directory holding exactly one, or one of its
 /// rank files) into a program whose collectives expand with `algorithms` and whose computation runs
 /// at `cycles_per_second` network cycles per traced second.
 pub fn read(path: &Path, algorithms: &Algorithms, cycles_per_second: f64) -> Result<Program> {
     let meta = Meta::find(path)?;
     check_rate(cycles_per_second)?;
-    let mut builder = Builder::new(meta.ranks, algorithms);
+    let mut builder = Builder::new(meta.ranks, algorithms)?;
     for r in 0..meta.ranks {
         let name = meta.rank_file(r).display().to_string();
         let file = builder.file(&name, true);
@@ -124,11 +126,35 @@ pub fn read_calls(path: &Path, cycles_per_second: f64) -> Result<Decoded> {
     Ok(out)
 }
 
-/// Whether `path` is a DUMPI trace [`read`] accepts: a `.meta` file with `numprocs` and `fileprefix`,
-/// a directory holding exactly one, or a file starting with the DUMPI magic that has such a `.meta`
-/// beside it. Reads at most the meta file and eight bytes.
+/// Whether `path` is meant as a DUMPI trace: a `.meta` file, a directory holding one, or a file
+/// starting with the DUMPI magic (a rank file). [`read`] then says precisely what is wrong with it
+/// (a rank file missing, `numprocs` absent or wrong, a rank file given without its `.meta`) instead
+/// of another format's reader failing on it. Reads at most a directory listing and eight bytes.
 pub fn is_dumpi(path: &Path) -> bool {
-    Meta::find(path).is_ok()
+    if path.is_dir() {
+        return std::fs::read_dir(path).is_ok_and(|mut d| {
+            d.any(|e| {
+                e.is_ok_and(|e| {
+                    let p = e.path();
+                    p.extension().is_some_and(|x| x == "meta") && p.is_file()
+                })
+            })
+        });
+    }
+    (path.extension().is_some_and(|x| x == "meta") && path.exists()) || starts_with_magic(path)
+}
+
+/// Whether the regular file at `path` starts with the DUMPI magic bytes.
+fn starts_with_magic(path: &Path) -> bool {
+    let mut magic = [0u8; 8];
+    crate::input::open(path, "a DUMPI file")
+        .is_ok_and(|mut f| std::io::Read::read_exact(&mut f, &mut magic).is_ok())
+        && u64::from_be_bytes(magic) == header::MAGIC
+}
+
+/// The rank count (`numprocs`) of the DUMPI trace at `path`, its rank files checked to exist.
+pub fn ranks(path: &Path) -> Result<u32> {
+    Ok(Meta::find(path)?.ranks)
 }
 
 /// The files the DUMPI trace at `path` (as [`read`] accepts it) is read from: its `.meta` file, then
@@ -194,14 +220,26 @@ impl Meta {
         let m = Meta::parse(&meta)?;
         for r in 0..m.ranks {
             let f = m.rank_file(r);
-            if !f.is_file() {
+            if !f.exists() {
                 return Err(Error::Invalid(format!(
-                    "{}: the rank file of rank {r} of {} is missing: {}",
+                    "{}: the rank file of rank {r} of {} is missing: {} (numprocs = {})",
                     meta.display(),
                     m.ranks,
-                    f.display()
+                    f.display(),
+                    m.ranks
                 )));
             }
+        }
+        let extra = m.rank_file(m.ranks);
+        if extra.exists() {
+            return Err(Error::Invalid(format!(
+                "{}: numprocs = {} but there is also a rank file for rank {}: {} (is numprocs \
+                 wrong?)",
+                meta.display(),
+                m.ranks,
+                m.ranks,
+                extra.display()
+            )));
         }
         Ok(m)
     }
@@ -214,32 +252,38 @@ impl Meta {
                 path.display()
             ))
         };
-        let mut magic = [0u8; 8];
-        let ok = std::fs::File::open(path)
-            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut magic))
-            .is_ok();
-        if !ok || u64::from_be_bytes(magic) != header::MAGIC {
+        crate::input::open(path, "a DUMPI trace")?;
+        if !starts_with_magic(path) {
             return Err(not());
         }
-        let name = path.file_name().and_then(|n| n.to_str()).ok_or_else(not)?;
-        let stem = name.strip_suffix(".bin").ok_or_else(not)?;
-        let (prefix, digits) = stem.rsplit_once('-').ok_or_else(not)?;
+        let lone = |expected: &str| {
+            Error::Invalid(format!(
+                "{}: a DUMPI rank file; give the trace's .meta file instead ({expected})",
+                path.display()
+            ))
+        };
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let Some((prefix, digits)) = name.strip_suffix(".bin").and_then(|s| s.rsplit_once('-'))
+        else {
+            return Err(lone(
+                "its name is not PREFIX-NNNN.bin, so the .meta cannot be found",
+            ));
+        };
         if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(not());
+            return Err(lone(
+                "its name is not PREFIX-NNNN.bin, so the .meta cannot be found",
+            ));
         }
         let meta = path.with_file_name(format!("{prefix}.meta"));
-        if meta.is_file() { Ok(meta) } else { Err(not()) }
+        if meta.exists() {
+            Ok(meta)
+        } else {
+            Err(lone(&format!("{} is not beside it", meta.display())))
+        }
     }
 
     fn parse(path: &Path) -> Result<Meta> {
-        let text = std::fs::read(path).map_err(Error::io(path.display()))?;
-        if text.len() > 1 << 20 {
-            return Err(Error::Invalid(format!(
-                "{}: {} bytes is too large for a DUMPI meta file",
-                path.display(),
-                text.len()
-            )));
-        }
+        let text = crate::input::read(path, "a DUMPI meta file", 1 << 20)?;
         let text = String::from_utf8_lossy(&text);
         let (mut ranks, mut prefix) = (None, None);
         for (i, line) in text.lines().enumerate() {
@@ -249,16 +293,22 @@ impl Meta {
             let value = value.trim();
             match key.trim() {
                 "numprocs" => {
+                    let at = |message| Error::File {
+                        path: path.display().to_string(),
+                        line: i + 1,
+                        column: line.find('=').unwrap_or(0) + 2,
+                        message,
+                    };
                     let n = value
                         .parse::<u32>()
                         .ok()
                         .filter(|&n| n > 0)
-                        .ok_or_else(|| Error::File {
-                            path: path.display().to_string(),
-                            line: i + 1,
-                            column: line.find('=').unwrap_or(0) + 2,
-                            message: format!("numprocs `{value}` is not a positive rank count"),
+                        .ok_or_else(|| {
+                            at(format!("numprocs `{value}` is not a positive rank count"))
                         })?;
+                    RankLimit::default()
+                        .count(u64::from(n))
+                        .map_err(|m| at(format!("numprocs: {m}")))?;
                     ranks = Some(n);
                 }
                 "fileprefix" if !value.is_empty() => prefix = Some(value.to_string()),
@@ -267,7 +317,7 @@ impl Meta {
         }
         let missing = |key: &str| {
             Error::Invalid(format!(
-                "{}: not a DUMPI meta file: no `{key}=` line",
+                "{}: no `{key}=` line, which a DUMPI meta file must have",
                 path.display()
             ))
         };

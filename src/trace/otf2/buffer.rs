@@ -235,7 +235,7 @@ impl ChunkFile {
     /// Opens `path`, whose chunks are `chunk_size` bytes; `events` for event files.
     pub fn open(path: &Path, chunk_size: u64, events: bool) -> Result<ChunkFile> {
         let name = path.display().to_string();
-        let file = File::open(path).map_err(Error::io(&name))?;
+        let file = crate::input::open(path, "an OTF2 file")?;
         let size = usize::try_from(chunk_size)
             .ok()
             .filter(|_| CHUNK_SIZE_RANGE.contains(&chunk_size))

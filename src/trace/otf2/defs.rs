@@ -19,6 +19,9 @@ use crate::error::{Error, Result};
 use ahash::AHashMap;
 use std::path::Path;
 
+/// The largest anchor file read (1 MiB): a real one is a few hundred bytes of properties.
+const MAX_ANCHOR_BYTES: u64 = 1 << 20;
+
 /// `OTF2_PARADIGM_MPI`.
 pub(super) const PARADIGM_MPI: u8 = 4;
 /// `OTF2_GROUP_TYPE_COMM_LOCATIONS`: rank i of the paradigm's world is location `members[i]`.
@@ -58,7 +61,7 @@ pub(super) fn is_anchor_start(bytes: &[u8]) -> bool {
 /// Reads the anchor file at `path`.
 pub(super) fn read_anchor(path: &Path) -> Result<Anchor> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(Error::io(&name))?;
+    let bytes = crate::input::read(path, "an OTF2 anchor file", MAX_ANCHOR_BYTES)?;
     if !is_anchor_start(&bytes) {
         return Err(Error::Invalid(format!(
             "{name}: not an OTF2 anchor file (it does not start with OTF2's chunk header and the magic \

@@ -34,6 +34,7 @@ mod world;
 #[cfg(test)]
 pub(crate) mod writer;
 
+use super::limits::RankLimit;
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Call, CommHandle, MpiModel, Pos};
@@ -105,9 +106,9 @@ pub fn is_otf2(path: &Path) -> bool {
         return false;
     };
     let mut head = [0u8; 7];
-    std::fs::File::open(&archive.anchor)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| defs::is_anchor_start(&head))
+    crate::input::open(&archive.anchor, "an OTF2 anchor file")
+        .is_ok_and(|mut f| std::io::Read::read_exact(&mut f, &mut head).is_ok())
+        && defs::is_anchor_start(&head)
 }
 
 /// The files of the archive at `path` (anchor, global definitions, every per-location file), sorted:
@@ -294,6 +295,10 @@ impl Opened {
         let defs = defs::read_global(&archive.global_defs, anchor.def_chunk)?;
         let world = world::World::new(&defs)
             .map_err(|m| Error::Invalid(format!("{}: {m}", archive.global_defs.display())))?;
+        // The definitions already hold a record per location; this bounds what lowering allocates.
+        RankLimit::default()
+            .count(world.ranks.len() as u64)
+            .map_err(|m| Error::Invalid(format!("{}: {m}", archive.global_defs.display())))?;
         Ok(Opened {
             archive,
             anchor,
@@ -315,7 +320,7 @@ impl Opened {
         for (rank, &location) in self.world.ranks.iter().enumerate() {
             let rank = rank as u32;
             let evt = self.archive.events(location);
-            if !evt.is_file() {
+            if !evt.exists() {
                 if self
                     .defs
                     .locations
@@ -363,9 +368,14 @@ fn check_rate(cycles_per_second: f64) -> Result<()> {
 pub fn read(path: &Path, algorithms: &Algorithms, cycles_per_second: f64) -> Result<Program> {
     check_rate(cycles_per_second)?;
     let opened = Opened::new(path)?;
-    let mut builder = Builder::new(opened.ranks(), algorithms);
+    let mut builder = Builder::new(opened.ranks(), algorithms)?;
     opened.decode(cycles_per_second, &mut builder)?;
     Ok(builder.finish()?.with_mpi(MpiModel::mpich()))
+}
+
+/// The rank count of the archive at `path` (its MPI locations), read from its definitions only.
+pub fn ranks(path: &Path) -> Result<u32> {
+    Ok(Opened::new(path)?.ranks())
 }
 
 /// Decodes the archive at `path` without lowering: every rank's calls, the communicators and what was

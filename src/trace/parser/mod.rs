@@ -33,8 +33,8 @@ pub const VERSION: u32 = 3;
 /// lines longer: 24 bytes per rank of the largest `v` collective.)
 const MAX_LINE: usize = 1 << 20;
 
-/// Largest rank count a trace may declare (the simulator's node limit).
-const MAX_RANKS: u64 = crate::topology::MAX_NODES;
+/// Largest rank count a trace may declare (what the MPI layer lowers).
+const MAX_RANKS: u64 = crate::mpi::MAX_RANKS as u64;
 
 /// Where the reader is in the file.
 enum State {
@@ -169,7 +169,8 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                     ));
                 }
                 fields.finish().map_err(|e| at(line_no, e))?;
-                let mut builder = Builder::new(n as u32, algorithms);
+                let mut builder = Builder::new(n as u32, algorithms)
+                    .map_err(|e| at(line_no, (ncol, e.to_string())))?;
                 builder.file(path, false);
                 state = State::Events(version, vec![RankState::default(); n as usize], builder);
             }

@@ -247,6 +247,12 @@ impl Reader {
         let bytes = |r: &Self, at: usize, count: u64, dt_at: usize| -> Result<u64, LineError> {
             line.bytes(at, count, r.datatype(line, dt_at, me)?)
         };
+        if let Some(&(c, t)) = arity(name, nn).and_then(|max| line.tokens.get(max)) {
+            return Err((
+                c,
+                format!("expected end of line after the arguments of `{name}`, found `{t}`"),
+            ));
+        }
         match name {
             "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
             "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {}
@@ -457,6 +463,26 @@ impl Reader {
     }
 }
 
+/// The most tokens (rank and action name included) a line of action `name` may have in a trace of
+/// `n` ranks: its arguments and optional datatype ids as SimGrid's parsers read them (`waitall` may
+/// carry the request count SimGrid's tracer writes). `None` where
+/// SimGrid ignores what follows (the no-op actions, `allgatherv`'s displacements) and for unknown
+/// actions (refused by name).
+fn arity(name: &str, n: usize) -> Option<usize> {
+    Some(match name {
+        "barrier" => 2,
+        "init" | "compute" | "sleep" | "waitall" => 3,
+        "test" | "wait" | "bcast" | "allreduce" | "scan" | "exscan" => 5,
+        "send" | "isend" | "recv" | "irecv" | "reduce" | "alltoall" | "allgather" => 6,
+        "gather" | "scatter" => 7,
+        "sendRecv" => 8,
+        "reducescatter" => 4 + n,
+        "gatherv" | "scatterv" => 6 + n,
+        "alltoallv" => 6 + 2 * n,
+        _ => return None,
+    })
+}
+
 /// The most bytes one message may carry (1 TiB): more is refused at the reader rather than replayed
 /// for years.
 pub const MAX_BYTES: u64 = crate::workload::MAX_MESSAGE_BYTES;
@@ -487,17 +513,18 @@ fn time_cycles(
 }
 
 impl Reader {
-    pub(super) fn new(ranks: usize, algorithms: &Algorithms, units: Units) -> Reader {
-        Reader {
+    pub(super) fn new(ranks: usize, algorithms: &Algorithms, units: Units) -> Result<Reader> {
+        let builder = Builder::new(u32::try_from(ranks).unwrap_or(u32::MAX), algorithms)?;
+        Ok(Reader {
             ranks: (0..ranks)
                 .map(|_| Rank {
                     default_dt: 1,
                     ..Rank::default()
                 })
                 .collect(),
-            builder: Builder::new(ranks as u32, algorithms),
+            builder,
             pos: Pos { file: 0, at: 0 },
             units,
-        }
+        })
     }
 }

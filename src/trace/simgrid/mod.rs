@@ -6,8 +6,10 @@
 //! the leading rank token of each line is not checked: the file's position is the rank). Index paths are
 //! resolved against the index's folder, then each of its ancestors (SimGrid resolves them against the
 //! working directory, which for its examples is an ancestor). Blank lines and `#` lines are skipped,
-//! tokens are separated by blanks, numbers may be written as doubles (`1e6`), trailing tokens an action
-//! does not use are ignored, the last line may lack its newline.
+//! tokens are separated by blanks, numbers may be written as doubles (`1e6`), the last line may lack
+//! its newline. A token after an action's arguments and optional datatype ids is an error at its
+//! column (SimGrid ignores it; a typo there would otherwise change nothing silently), except after the
+//! no-op actions and `allgatherv`'s displacements, which SimGrid's tracer writes and the replay ignores.
 //!
 //! Sizes are element counts of a datatype: MPI_BYTE unless the rank's `init` has an argument (then
 //! MPI_DOUBLE, SimGrid's "MPE" default); an optional trailing datatype id (SimGrid's predefined ids,
@@ -36,6 +38,8 @@ use crate::workload::Program;
 use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
 mod actions;
+
+use super::limits::RankLimit;
 
 pub(crate) use actions::Line;
 pub use actions::MAX_BYTES;
@@ -108,6 +112,16 @@ pub(crate) fn lines(
     }
 }
 
+/// Builds the `path:line:column` error of a line reader's `(column, message)` at `line`.
+pub(crate) fn located(path: &str) -> impl Fn(usize, (usize, String)) -> Error + '_ {
+    move |line, (column, message)| Error::File {
+        path: path.to_string(),
+        line,
+        column,
+        message,
+    }
+}
+
 /// Whether `line` (the first content line of a file) is a SimGrid action: a rank, then an action name.
 pub fn is_action_line(line: &str) -> bool {
     let mut t = line.split_ascii_whitespace();
@@ -149,17 +163,21 @@ pub fn sources(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
-pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+/// Whether the SimGrid trace at `path` is one action file (`None`) or an index, with its entries'
+/// lines and the files they name (an entry not found is an error at its line).
+fn index_entries(path: &Path) -> Result<Option<Vec<(usize, PathBuf)>>> {
     let name = path.display().to_string();
     let mut first = None;
-    lines(&name, super::open(path)?, |no, text| {
-        if first.is_none() {
-            first = Some((no, text.to_string()));
-        }
-        Ok(())
+    lines(&name, super::open(path)?, |_, text| {
+        first = Some(text.to_string());
+        // Only the first content line is needed; an Invalid marker stops the pass.
+        Err(Error::Invalid(String::new()))
+    })
+    .or_else(|e| match e {
+        Error::Invalid(m) if m.is_empty() => Ok(()),
+        e => Err(e),
     })?;
-    let Some((_, first)) = first else {
+    let Some(first) = first else {
         return Err(Error::File {
             path: name,
             line: 1,
@@ -168,15 +186,26 @@ pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Progra
         });
     };
     if is_action_line(&first) {
-        return read_shared(path, algorithms, units);
+        return Ok(None);
     }
-    // An index: one file per line.
     let mut files = Vec::new();
     lines(&name, super::open(path)?, |no, text| {
         let entry = text.trim();
+        // A limit far above any real index keeps a hostile one from growing this list unbounded.
+        if files.len() as u64 >= u64::from(crate::mpi::MAX_RANKS) {
+            return Err(Error::File {
+                path: name.clone(),
+                line: no,
+                column: 1,
+                message: RankLimit::default()
+                    .rank(files.len() as u64)
+                    .err()
+                    .unwrap_or_default(),
+            });
+        }
         match resolve(path, entry) {
             Some(p) => {
-                files.push(p);
+                files.push((no, p));
                 Ok(())
             }
             None => Err(Error::File {
@@ -190,18 +219,50 @@ pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Progra
             }),
         }
     })?;
-    if files.len() == 1 {
-        return read_shared(&files[0], algorithms, units);
+    Ok(Some(files))
+}
+
+/// The rank count of the SimGrid trace at `path` (an index's entries, or one plus the largest rank
+/// of an action file), refused at the first line that takes it past `limit`.
+pub fn count_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
+    let Some(files) = index_entries(path)? else {
+        return shared_ranks(path, limit);
+    };
+    if let [(_, one)] = files.as_slice() {
+        return shared_ranks(one, limit);
     }
-    if files.len() < 2 || files.len() as u64 > crate::topology::MAX_NODES {
+    if let Some((line, _)) = files.get(limit.max() as usize) {
+        return Err(Error::File {
+            path: path.display().to_string(),
+            line: *line,
+            column: 1,
+            message: format!(
+                "this entry is rank {}: {}",
+                limit.max(),
+                limit.count(limit.max() + 1).err().unwrap_or_default()
+            ),
+        });
+    }
+    Ok(files.len() as u64)
+}
+
+/// Reads a SimGrid trace at `path`: an action file with every rank, or an index of action files.
+pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let Some(files) = index_entries(path)? else {
+        return read_shared(path, algorithms, units);
+    };
+    if let [(_, one)] = files.as_slice() {
+        return read_shared(one, algorithms, units);
+    }
+    if files.len() < 2 {
         return Err(Error::Invalid(format!(
-            "{name}: an index lists {} files, but a replay needs 2..={} ranks",
+            "{name}: an index lists {} files, but a replay needs at least 2 ranks",
             files.len(),
-            crate::topology::MAX_NODES
         )));
     }
-    let mut reader = Reader::new(files.len(), algorithms, units);
-    for (r, file) in files.iter().enumerate() {
+    let mut reader = Reader::new(files.len(), algorithms, units)?;
+    for (r, (_, file)) in files.iter().enumerate() {
         let fname = file.display().to_string();
         reader.pos.file = reader.builder.file(&fname, false);
         lines(&fname, super::open(file)?, |no, text| {
@@ -220,43 +281,43 @@ pub fn read(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Progra
     finish(reader)
 }
 
-/// A file holding every rank's actions: a first pass finds the rank count, the second replays.
-fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+/// One plus the largest rank of the action file at `path`, refused at the first line naming a rank
+/// past `limit` (before anything per rank is allocated).
+fn shared_ranks(path: &Path, limit: &RankLimit) -> Result<u64> {
     let name = path.display().to_string();
-    let at = |line, (column, message)| Error::File {
-        path: name.clone(),
-        line,
-        column,
-        message,
-    };
+    let at = located(&name);
     let mut max = 0u64;
     lines(&name, super::open(path)?, |no, text| {
         let line = Line::new(text);
         let (col, t) = line.get(0, "a rank").map_err(|e| at(no, e))?;
-        match t.parse::<u64>() {
-            Ok(r) if r < crate::topology::MAX_NODES => {
-                max = max.max(r);
-                Ok(())
-            }
-            _ => Err(at(
+        let r = t.parse::<u64>().map_err(|_| {
+            at(
                 no,
                 (
                     col,
-                    format!(
-                        "expected a rank (a whole number below {}), found `{t}`",
-                        crate::topology::MAX_NODES
-                    ),
+                    format!("expected a rank (a whole number), found `{t}`"),
                 ),
-            )),
-        }
+            )
+        })?;
+        limit.rank(r).map_err(|m| at(no, (col, m)))?;
+        max = max.max(r);
+        Ok(())
     })?;
-    if max == 0 {
+    Ok(max + 1)
+}
+
+/// A file holding every rank's actions: a first pass finds the rank count, the second replays.
+fn read_shared(path: &Path, algorithms: &Algorithms, units: Units) -> Result<Program> {
+    let name = path.display().to_string();
+    let at = located(&name);
+    let ranks = shared_ranks(path, &RankLimit::default())?;
+    if ranks == 1 {
         return Err(Error::Invalid(format!(
             "{name}: only rank 0 has actions; a replay needs at least 2 ranks (is this one file of a \
              per-rank trace? give its index instead)"
         )));
     }
-    let mut reader = Reader::new(max as usize + 1, algorithms, units);
+    let mut reader = Reader::new(ranks as usize, algorithms, units)?;
     reader.pos.file = reader.builder.file(&name, false);
     lines(&name, super::open(path)?, |no, text| {
         reader.pos.at = no as u64;
