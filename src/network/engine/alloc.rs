@@ -143,6 +143,9 @@ impl<D: Driver> Engine<'_, D> {
                 if self.chans[cand.channel as usize].pick == i as u32 {
                     self.chans[cand.channel as usize].rr_last = b;
                     self.start(b, cand);
+                } else if self.retry_next_cycle && self.plans {
+                    // Planned once this round's grants are made (below).
+                    self.losers.push(b);
                 } else if self.retry_next_cycle {
                     // As in FSIN and Booksim: this cycle's requests are spent; ask again next cycle.
                     self.retry_next_cycle(b);
@@ -155,6 +158,12 @@ impl<D: Driver> Engine<'_, D> {
                     self.dirty.push(b);
                 }
             }
+            let mut losers = std::mem::take(&mut self.losers);
+            for &b in &losers {
+                self.plan_loser(b);
+            }
+            losers.clear();
+            self.losers = losers;
         }
         self.allocating = false;
     }

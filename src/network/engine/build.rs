@@ -186,6 +186,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             chan_watchers: vec![Vec::new(); channels as usize],
             plans: model.selection.policy().plans() && !non_minimal,
             allocating: false,
+            losers: Vec::new(),
             demand: if non_minimal {
                 vec![Demand::default(); channels as usize]
             } else {

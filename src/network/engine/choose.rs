@@ -190,7 +190,7 @@ impl<D: Driver> Engine<'_, D> {
     }
 
     /// Fills `self.states` for `self.candidates`.
-    fn fill_states(&mut self) {
+    pub(super) fn fill_states(&mut self) {
         self.states.clear();
         for i in 0..self.candidates.len() {
             let c = self.candidates[i];

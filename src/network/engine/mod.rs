@@ -283,6 +283,8 @@ pub(super) struct Engine<'a, D: Driver> {
     plans: bool,
     /// Allocation is running (changes then are looked at next cycle).
     allocating: bool,
+    /// Arbitration losers of the current round, planned once its grants are made.
+    losers: Vec<u32>,
     /// Requests per channel, kept only for non-minimal routing (empty otherwise).
     demand: Vec<Demand>,
     bufs: Vec<Buffer>,

@@ -15,10 +15,11 @@
 //! - any other candidate: only its queue starting to drain, and only if that queue can fall below the
 //!   plan's least occupancy (a candidate above the minimum that rises or changes state cannot change
 //!   what is drawn). A queue's occupancy at the end of a leaving packet is already in its trend.
-
+//!
 //! **When it looks again.** A change announced while events are applied is looked at in this cycle's
 //! allocation, as polling would; a change made by this cycle's allocation (a packet starting) is
-//! looked at next cycle, since this cycle's choice was already made (or planned). Registrations are
+//! looked at next cycle, since this cycle's choice was already made (or planned); so are the losers
+//! of this cycle's arbitrations, once its grants are made ([`Engine::plan_loser`]). Registrations are
 //! invalidated in O(1) by a per-buffer generation; stale entries are dropped when their channel
 //! announces a change, and lists are compacted as they grow, so nothing accumulates.
 //!
@@ -145,6 +146,20 @@ impl<D: Driver> Engine<'_, D> {
         } else {
             0
         }
+    }
+
+    /// Plans arbitration loser `b` from the next cycle on, once this cycle's grants are made: the
+    /// state it reads now is what polling would read next cycle, but for events then, which wake the
+    /// watch as any change does. Saves polling's look next cycle, which would mostly find its
+    /// choice taken by the winner and retry.
+    pub(super) fn plan_loser(&mut self, b: u32) {
+        self.outcome.decisions += 1;
+        self.fill_candidates(b);
+        if self.bufs[b as usize].waiting {
+            self.leave_waiters(b);
+        }
+        self.fill_states();
+        self.plan_retry(b);
     }
 
     /// Drops buffer `b`'s plan and watch registrations (it is looked at again, or starts sending).
