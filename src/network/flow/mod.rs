@@ -50,6 +50,7 @@
 //! the pipelining of a message's packets behind another's head are absent; see the README's "Flow
 //! model" section and `results/flow-vs-flit/` for the measured error.
 
+mod links;
 mod replay;
 mod routes;
 mod solver;
@@ -105,8 +106,24 @@ impl std::str::FromStr for Model {
     }
 }
 
+/// Bytes the flow model allocates for `topo` before any message: per link id (switch ports and
+/// injection links) its latency, capacity, the solver's and the component search's scratch, its phit
+/// count, the sum of its flows' rates and its list of flows; per node its message queue and count; per switch its first port id. Messages
+/// in flight and their paths grow with the workload's parallelism and are left out, as for the flit
+/// engine.
+pub fn memory_bytes(topo: &dyn Topology) -> u64 {
+    // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
+    // rate sum 8, freed flag 1, and the flow list's head and count.
+    const PER_LINK: u64 = 8 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 1 + links::Links::BYTES_PER_LINK;
+    let nodes = u64::from(topo.nodes());
+    let switches = u64::from(topo.switches());
+    let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
+    (ports + nodes) * PER_LINK + nodes * (32 + 8 + 4) + switches * 4
+}
+
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing
-/// progress into `progress` if given. It draws no random numbers, so it takes no seed. Public so that tests and tools can drive it with their own
+/// progress into `progress` if given; `seed` salts the hash that picks each message's path among
+/// equally loaded candidates. Public so that tests and tools can drive it with their own
 /// [`Driver`]; [`super::simulate`] and [`super::simulate_jobs`] call it when `model.model` is
 /// [`Model::Flow`]. Returns the outcome and the driver (for its statistics).
 pub fn simulate_driver<D: Driver>(
@@ -114,6 +131,7 @@ pub fn simulate_driver<D: Driver>(
     model: &NetworkModel,
     driver: D,
     rank_node: &[u32],
+    seed: u64,
     progress: Option<&Progress>,
 ) -> Result<(Outcome, D)> {
     model.validate(topo)?;
@@ -124,6 +142,6 @@ pub fn simulate_driver<D: Driver>(
             topo.nodes()
         )));
     }
-    let routes = routes::Routes::new(topo, model, rank_node.len() as u32);
-    replay::Replay::new(topo, model, routes, driver, rank_node, progress).run()
+    let paths = routes::Paths::new(topo, model);
+    replay::Replay::new(topo, model, paths, driver, rank_node, seed, progress).run()
 }
