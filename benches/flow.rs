@@ -1,7 +1,8 @@
 //! Flow model against flit model: wall time of the same replay under both (`[network] model`).
 //!
 //! `cargo bench --bench flow` runs the default cases: large-message workloads on 64- and 4096-node
-//! fat trees, and SimGrid's 32-rank example (`ti_traces_32_1`, 6.9 GB of messages: two alltoallv
+//! fat trees, BU 1 KB at 4,096 nodes in both models, BU 1 KB on the 65,536-node 16,4-fat-tree and
+//! BT 1 KB on the 2^20-node 32,4-fat-tree with the flow model, and SimGrid's 32-rank example (`ti_traces_32_1`, 6.9 GB of messages: two alltoallv
 //! rounds of about 3.3 MB per pair) on a 4,3-fat-tree with the flow model, timing the trace reading
 //! (with and without the bincode cache) apart from the simulation. The flit model is run only where
 //! it takes seconds; `cargo bench --bench flow -- flit` adds it for the trace (about two to four
@@ -77,6 +78,9 @@ fn main() {
     case("fat-tree:k=4,n=3", "wf:size=1000000", &both);
     case("fat-tree:k=8,n=4", "bu:size=100000", &[Model::Flow]);
     case("fat-tree:k=8,n=4", "3m:size=100000", &[Model::Flow]);
+    case("fat-tree:k=8,n=4", "bu:size=1000", &both);
+    case("fat-tree:k=16,n=4", "bu:size=1000", &[Model::Flow]);
+    case("fat-tree:k=32,n=4", "bt:size=1000", &[Model::Flow]);
     if !std::path::Path::new(TI_TRACE).exists() {
         println!("{TI_TRACE} not found: the SimGrid case is skipped");
         return;

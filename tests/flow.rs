@@ -107,6 +107,11 @@ impl Driver for Recorder {
 
 /// Consumption cycle of each send (rank r on node r), in send order.
 fn finish_times(spec: &str, sends: &[(u32, u32, u64)]) -> (Outcome, Vec<u64>) {
+    finish_times_seeded(spec, sends, 1)
+}
+
+/// [`finish_times`] under the run seed `seed` (which salts the choice of paths).
+fn finish_times_seeded(spec: &str, sends: &[(u32, u32, u64)], seed: u64) -> (Outcome, Vec<u64>) {
     let topo = topology::build(spec).unwrap();
     let nodes: Vec<u32> = (0..topo.nodes()).collect();
     let driver = Recorder {
@@ -114,7 +119,7 @@ fn finish_times(spec: &str, sends: &[(u32, u32, u64)]) -> (Outcome, Vec<u64>) {
         done: Vec::new(),
     };
     let (o, d) =
-        network::flow::simulate_driver(topo.as_ref(), &flow(), driver, &nodes, None).unwrap();
+        network::flow::simulate_driver(topo.as_ref(), &flow(), driver, &nodes, seed, None).unwrap();
     let times = sends
         .iter()
         .map(|&(f, t, _)| d.done.iter().find(|x| (x.0, x.1) == (f, t)).unwrap().3)
@@ -187,15 +192,82 @@ fn a_node_sends_its_messages_in_program_order() {
     assert_eq!(t, [1602, 3202]);
 }
 
+/// A message crosses one path, whole: alone from node 0 to node 63 of a 4-ary 3-tree, each of the
+/// six links it crosses (injection, two up, two down, ejection) carries all of its 1600 phits, so the
+/// five busiest links carry 1600 each (a flow split over the up ports would put 400 on a level-0 up
+/// link and 100 on a level-1 one), and its phit-hops are 6 × 1600.
+#[test]
+fn a_message_takes_one_path() {
+    let (o, t) = finish_times("fat-tree:k=4,n=3", &[(0, 63, 6400)]);
+    assert_eq!(t, [6 + 1600]);
+    assert_eq!(o.phit_hops, 6 * 1600);
+    let busiest: Vec<u64> = o.busiest_links.iter().map(|l| l.phits).collect();
+    assert_eq!(busiest, [1600; 5], "{:?}", o.busiest_links);
+    for class in ["level 0 up", "level 1 up", "level 2 down", "level 1 down"] {
+        let c = o.link_classes.iter().find(|c| c.class == class).unwrap();
+        assert_eq!(c.phits, 1600, "{class}");
+    }
+}
+
+/// Messages between one pair of nodes spread over the equal-cost paths by their keys: 64 one-packet
+/// messages from node 0 to node 63 (one at a time, so no load steers them) put 16 on each of the 4
+/// up links of node 0's switch and 4 on each of the 16 level-1 links, as evenly as a split (a
+/// choice by the pair alone would put all 64 on one path; one by independent hashes up to 25 on one
+/// link), whatever the seed; the same seed gives the same run.
+#[test]
+fn messages_of_one_pair_spread_over_the_up_links() {
+    let sends = vec![(0, 63, 64); 64];
+    for seed in 1..=6 {
+        let (o, _) = finish_times_seeded("fat-tree:k=4,n=3", &sends, seed);
+        let tree: Vec<u64> = o
+            .busiest_links
+            .iter()
+            .filter(|l| l.link.contains("-> switch"))
+            .map(|l| l.phits)
+            .collect();
+        assert!(!tree.is_empty(), "{:?}", o.busiest_links);
+        assert_eq!(tree[0], 16 * 16, "seed {seed}: {:?}", o.busiest_links);
+        let (again, _) = finish_times_seeded("fat-tree:k=4,n=3", &sends, seed);
+        assert_eq!(o, again, "seed {seed}: deterministic");
+    }
+}
+
+/// Flows starting together on one switch take the least loaded candidates, as the flit model's
+/// adaptive selection takes the output with most credits: four 1600-phit messages from the four
+/// nodes of a 4-ary 3-tree's first switch to the four of its last take four disjoint paths, so each
+/// gets a whole link and ends at its zero-load time 6 + 1600.
+#[test]
+fn concurrent_flows_take_the_least_loaded_up_links() {
+    let sends: Vec<_> = (0..4).map(|i| (i, 60 + i, 6400)).collect();
+    for seed in 1..=4 {
+        let (o, t) = finish_times_seeded("fat-tree:k=4,n=3", &sends, seed);
+        assert_eq!(t, [1606; 4], "seed {seed}");
+        let up = o.link_classes.iter().find(|c| c.class == "level 0 up");
+        assert_eq!(up.unwrap().phits, 4 * 1600);
+        assert!(o.busiest_links.iter().all(|l| l.phits == 1600), "{o:?}");
+    }
+}
+
 /// Every phit injected is delivered, and as many messages as the program sends, on every pattern;
-/// the same seed gives the same outcome.
+/// the same seed gives the same outcome. On 64 nodes every change re-solves its whole connected
+/// component; on 4,096 the components of the busy patterns outgrow that and only the neighbourhood
+/// of a change is re-solved, relaxing outwards over the next cycles.
 #[test]
 fn flows_conserve_phits_and_replay_deterministically() {
-    let topo = topology::build("thin-tree:k=4,up=2,n=3").unwrap();
-    let nodes: Vec<u32> = (0..64).collect();
+    for (spec, n, size) in [
+        ("thin-tree:k=4,up=2,n=3", 64, 10000),
+        ("thin-tree:k=8,up=4,n=4", 4096, 1000),
+    ] {
+        conserve_and_repeat(spec, n, size);
+    }
+}
+
+fn conserve_and_repeat(spec: &str, n: u32, size: u64) {
+    let topo = topology::build(spec).unwrap();
+    let nodes: Vec<u32> = (0..n).collect();
     for w in ["2w", "3w", "2m", "3m", "bu", "bt", "wf"] {
-        let wl = workload::build(&format!("{w}:size=10000")).unwrap();
-        let program = wl.generator.generate(64).unwrap();
+        let wl = workload::build(&format!("{w}:size={size}")).unwrap();
+        let program = wl.generator.generate(n).unwrap();
         let a = simulate(topo.as_ref(), &flow(), &program, &nodes, 1).unwrap();
         let b = simulate(topo.as_ref(), &flow(), &program, &nodes, 1).unwrap();
         assert_eq!(a, b, "{w}: deterministic");
@@ -365,4 +437,17 @@ fn the_model_is_chosen_in_configs_and_on_the_command_line() {
         !out.status.success() && err.contains("bad.toml:4:"),
         "{err}"
     );
+}
+
+/// The memory check before a run counts the flow model's own arrays (about 61 bytes per link id and
+/// 44 per node: 37 MiB on the 65,536-node 16,4-fat-tree), not the flit engine's buffers and packet
+/// slab (178 MiB there), so a big network that fits under the flow model is not refused.
+#[test]
+fn the_memory_estimate_counts_the_flow_models_arrays() {
+    let topo = topology::build("fat-tree:k=16,n=4").unwrap();
+    let flow_bytes = network::memory::engine_bytes(topo.as_ref(), &flow(), false);
+    let flit_bytes = network::memory::engine_bytes(topo.as_ref(), &NetworkModel::default(), false);
+    let links = 4 * 4096 * 32 + 65536;
+    assert_eq!(flow_bytes, links * 61 + 65536 * 44 + 4 * 4096 * 4);
+    assert!(flit_bytes > 4 * flow_bytes, "{flit_bytes} vs {flow_bytes}");
 }

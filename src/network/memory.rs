@@ -16,8 +16,11 @@ use crate::topology::Topology;
 use crate::workload::{Op, Program};
 
 /// Bytes the engine will allocate for `topo` under `model` (`non_minimal`: the routing uses a
-/// second set of virtual channels).
+/// second set of virtual channels); the flow model's own arrays when `model` chooses it.
 pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool) -> u64 {
+    if model.model == super::Model::Flow {
+        return super::flow::memory_bytes(topo);
+    }
     let [buffer, channel, packet, _] = RECORD_BYTES.map(|b| b as u64);
     let vcs = u64::from(topo.virtual_channels())
         * if non_minimal { 2 } else { 1 }

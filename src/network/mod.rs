@@ -95,7 +95,7 @@ fn replay<'a, D: Driver>(
                     .into(),
             ));
         }
-        return flow::simulate_driver(topo, model, driver, rank_node, progress);
+        return flow::simulate_driver(topo, model, driver, rank_node, seed, progress);
     }
     let paths = model.routing.build(topo)?;
     engine::Engine::new(topo, model, paths, driver, rank_node, seed)

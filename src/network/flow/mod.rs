@@ -6,40 +6,41 @@
 //! saturates; the flows crossing it are frozen at that rate; the others keep growing until every flow
 //! is frozen. It is the sharing SimGrid's network model solves with its linear max-min system (LMM,
 //! `src/kernel/lmm/maxmin.cpp`; Velho et al., "On the validity of flow-level TCP network models for
-//! grid and cloud simulations", ACM TOMACS 2013), here with SimGrid's "consumption weights" standing
-//! for the fraction of a flow that crosses a link (see routes below), without TCP's RTT-dependent
-//! weighting: every link carries 1 phit per cycle, like the flit model's links.
+//! grid and cloud simulations", ACM TOMACS 2013), without TCP's RTT-dependent weighting: every link
+//! carries 1 phit per cycle, like the flit model's links.
 //!
 //! **Links.** The flit model's channels: every switch output port (switch-to-switch and
 //! switch-to-node) and every node's injection link, each of capacity 1 phit per cycle.
 //!
-//! **Routes** (`routes.rs`). From the source's switch the topology's routing function
-//! ([`crate::topology::Topology::route_salted`]) is walked to the destination, as the flit engine
-//! walks it per packet. Where it offers several candidate ports (adaptive routing: a tree's up ports,
-//! a mesh's productive dimensions) the flow is *split evenly* over them, so a route is a set of
-//! (link, fraction) pairs; the flit model's adaptive choice of the output with most credits spreads a
-//! message's packets over the candidates the same way on average. Escape channels (Duato) are used
-//! only where a switch offers nothing else. Families that break ties at random per packet (a torus's
-//! half-way destinations, one salt bit per dimension) are split too: half the flow goes as salt 0
-//! routes it and half as salt 2^32 - 1, i.e. half each way round a half-way ring. Only the
-//! topology's own routing is replayed (`routing = "minimal"`): Valiant, UGAL and LBR choose per packet
-//! from queue occupancy, which flows do not have.
+//! **Paths** (`routes.rs`). When a message starts sending, the topology's routing function
+//! ([`crate::topology::Topology::route_salted`]) is walked from the source's switch to the
+//! destination, as the flit engine walks it per packet, taking *one* candidate per hop: the one whose
+//! link carries the fewest flows now (the flit model's adaptive choice of the output with most
+//! credits), ties broken by the message's key, a salted hash of the run seed and its ranks plus the
+//! count of messages its source sent before (so one pair's messages rotate over the equal-cost
+//! paths). The key also salts per-packet random tie-breaks (a torus's half-way rings). Escape
+//! channels (Duato) are used only where a switch offers nothing else. A path costs O(hops) and lives
+//! only while its message does (`links.rs`: a flat arena whose hops are nodes of per-link flow
+//! lists). Only the topology's own routing is replayed (`routing = "minimal"`): Valiant, UGAL and
+//! LBR choose per packet from queue occupancy, which flows do not have.
 //!
 //! **Timing.** A message of `bytes` becomes P = ceil(bytes / packet bytes) packets (at least one), i.e.
 //! P × `packet_phits` phits, the flit model's padding included. Its flow holds its share of bandwidth
 //! from the cycle it starts until those phits have left the source at its max-min rate; it is
 //! delivered the route's head latency later (the flit model's per-link latency: 1 cycle plus
 //! `fly_time` per length unit, plus `max(routing_delay, allocation_delay)` entering a switch and one
-//! crossbar cycle per switch with output queues; the longest branch of a split route). Alone on a
+//! crossbar cycle per switch with output queues). Alone on a
 //! network with the default model a message over L links thus takes exactly L + 16P cycles, the flit
 //! model's zero-load time. A node injects its messages in program order, one at a time, as the flit
 //! model's injection queue does: only the front message of a node's queue is a flow.
 //!
 //! **Events.** Flow starts (a send), flow ends (its last phit left the source), deliveries and rank
-//! wake-ups, on integer cycles. Rates are recomputed once per cycle with changes, and only for the
-//! flows connected to a changed flow through shared links (its connected component); the other flows
-//! keep their rates. Remaining phits advance lazily (remaining -= rate × elapsed) when a flow's rate
-//! is recomputed. A flow's end is rounded up to a whole cycle, so a flow may hold bandwidth for less
+//! wake-ups, on integer cycles. Rates are recomputed once per cycle with changes: for the flows
+//! connected to a changed flow through shared links (its connected component) while that has at
+//! most 256 flows, else for the changed flows' neighbourhood against what the others keep, the
+//! change spreading one link per cycle while it moves rates by more than 1%
+//! (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
+//! (remaining -= rate × elapsed) when a flow's rate is recomputed. A flow's end is rounded up to a whole cycle, so a flow may hold bandwidth for less
 //! than one cycle longer than the fluid model says. Everything is deterministic: state is flat `Vec`s
 //! indexed by message and link ids, iterated in id or insertion order, and ties of the event queue are
 //! broken by insertion order.
@@ -50,6 +51,7 @@
 //! the pipelining of a message's packets behind another's head are absent; see the README's "Flow
 //! model" section and `results/flow-vs-flit/` for the measured error.
 
+mod links;
 mod replay;
 mod routes;
 mod solver;
@@ -105,8 +107,24 @@ impl std::str::FromStr for Model {
     }
 }
 
+/// Bytes the flow model allocates for `topo` before any message: per link id (switch ports and
+/// injection links) its latency, capacity, the solver's and the component search's scratch, its phit
+/// count, the sum of its flows' rates and its list of flows; per node its message queue and count; per switch its first port id. Messages
+/// in flight and their paths grow with the workload's parallelism and are left out, as for the flit
+/// engine.
+pub fn memory_bytes(topo: &dyn Topology) -> u64 {
+    // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
+    // rate sum 8, freed flag 1, and the flow list's head and count.
+    const PER_LINK: u64 = 8 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 1 + links::Links::BYTES_PER_LINK;
+    let nodes = u64::from(topo.nodes());
+    let switches = u64::from(topo.switches());
+    let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
+    (ports + nodes) * PER_LINK + nodes * (32 + 8 + 4) + switches * 4
+}
+
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing
-/// progress into `progress` if given. It draws no random numbers, so it takes no seed. Public so that tests and tools can drive it with their own
+/// progress into `progress` if given; `seed` salts the hash that picks each message's path among
+/// equally loaded candidates. Public so that tests and tools can drive it with their own
 /// [`Driver`]; [`super::simulate`] and [`super::simulate_jobs`] call it when `model.model` is
 /// [`Model::Flow`]. Returns the outcome and the driver (for its statistics).
 pub fn simulate_driver<D: Driver>(
@@ -114,6 +132,7 @@ pub fn simulate_driver<D: Driver>(
     model: &NetworkModel,
     driver: D,
     rank_node: &[u32],
+    seed: u64,
     progress: Option<&Progress>,
 ) -> Result<(Outcome, D)> {
     model.validate(topo)?;
@@ -124,6 +143,6 @@ pub fn simulate_driver<D: Driver>(
             topo.nodes()
         )));
     }
-    let routes = routes::Routes::new(topo, model, rank_node.len() as u32);
-    replay::Replay::new(topo, model, routes, driver, rank_node, progress).run()
+    let paths = routes::Paths::new(topo, model);
+    replay::Replay::new(topo, model, paths, driver, rank_node, seed, progress).run()
 }

@@ -2,7 +2,10 @@
 //! connected component, and their ends, deliveries and the ranks' wake-ups are events on integer
 //! cycles (see the module doc of [`super`]).
 
-use super::routes::Routes;
+mod resolve;
+
+use super::links::{Block, Links};
+use super::routes::Paths;
 use super::solver::Solver;
 use crate::error::{DeadlockReport, Error, Result};
 use crate::network::driver::{Consumed, Driver, Step};
@@ -24,6 +27,8 @@ enum Event {
     Finish(u32, u64),
     /// A message's last phit is consumed by its destination.
     Deliver(u32),
+    /// Flows whose neighbours' rates changed are re-solved (see `resolve.rs`); not counted.
+    Relax,
 }
 
 /// A message, and its flow while it is the front of its source's queue.
@@ -32,10 +37,17 @@ struct Message {
     from: u32,
     to: u32,
     src_node: u32,
+    dst_node: u32,
     token: u64,
     issued_at: u64,
     phits: u64,
-    route: u32,
+    /// Chooses its path (see [`Paths::key`]).
+    key: u64,
+    /// Its hops in [`Links`] while its flow is sending.
+    block: Block,
+    /// Head latency and links of its path, once it has one.
+    latency: u64,
+    hops: u32,
     /// Its flow is sending (the front of its node's queue and not finished).
     active: bool,
     /// Phits still to send as of `updated_at`, at `rate` phits per cycle since.
@@ -53,13 +65,20 @@ struct Message {
     queued_at: u64,
     /// Epoch of the last component search that reached it.
     stamp: u32,
+    /// In `Replay::pending`.
+    pending: bool,
     /// Its index in the component being solved.
     slot: u32,
 }
 
 /// All state of a flow-model run, in flat vectors indexed by message and link ids.
 pub(super) struct Replay<'a, D: Driver> {
-    routes: Routes<'a>,
+    paths: Paths<'a>,
+    /// Which flows cross which links.
+    links: Links,
+    /// Scratch for a path being walked.
+    path: Vec<u32>,
+    seed: u64,
     solver: Solver,
     driver: D,
     rank_node: &'a [u32],
@@ -69,11 +88,13 @@ pub(super) struct Replay<'a, D: Driver> {
     free_msgs: Vec<u32>,
     /// Messages of each node in program order; the front one is the node's flow.
     node_queue: Vec<VecDeque<u32>>,
-    /// Flows crossing each link.
-    link_flows: Vec<Vec<u32>>,
+    /// Messages each node has issued (part of their keys).
+    node_sent: Vec<u64>,
     link_stamp: Vec<u32>,
-    /// Phits each link carried (fractions of split routes summed).
-    link_phits: Vec<f64>,
+    /// Phits each link carried.
+    link_phits: Vec<u64>,
+    /// Sum of the rates of the flows on each link.
+    link_rate: Vec<f64>,
     events: BinaryHeap<Reverse<(u64, u64, Event)>>,
     seq: u64,
     /// Activations so far (see `Message::generation`).
@@ -85,13 +106,17 @@ pub(super) struct Replay<'a, D: Driver> {
     seeds: Vec<u32>,
     /// Links flows left this cycle (each once): their remaining flows are re-solved too.
     freed_links: Vec<u32>,
+    /// Flows to re-solve at the next `Relax` because their neighbours' rates changed.
+    pending: Vec<u32>,
+    /// Cycle of the pending `Relax` event ([`u64::MAX`]: none).
+    relax_at: u64,
     link_freed: Vec<bool>,
     component: Vec<u32>,
     epoch: u32,
     rates: Vec<f64>,
     steps: Vec<Step>,
     outcome: Outcome,
-    phit_hops: f64,
+    phit_hops: u64,
     latency_sum: u128,
     messages_open: u64,
     /// The first error met inside a step (a time past [`MAX_CYCLE`], an unroutable pair).
@@ -104,15 +129,19 @@ impl<'a, D: Driver> Replay<'a, D> {
     pub(super) fn new(
         topo: &'a dyn Topology,
         model: &NetworkModel,
-        routes: Routes<'a>,
+        paths: Paths<'a>,
         driver: D,
         rank_node: &'a [u32],
+        seed: u64,
         progress: Option<&'a Progress>,
     ) -> Self {
-        let links = routes.links();
-        let solver = Solver::with_capacities(routes.capacities(model));
+        let links = paths.links();
+        let solver = Solver::with_capacities(paths.capacities(model));
         Replay {
-            routes,
+            paths,
+            links: Links::new(links),
+            path: Vec::new(),
+            seed,
             solver,
             driver,
             rank_node,
@@ -121,9 +150,10 @@ impl<'a, D: Driver> Replay<'a, D> {
             msgs: Vec::new(),
             free_msgs: Vec::new(),
             node_queue: vec![VecDeque::new(); topo.nodes() as usize],
-            link_flows: vec![Vec::new(); links],
+            node_sent: vec![0; topo.nodes() as usize],
             link_stamp: vec![0; links],
-            link_phits: vec![0.0; links],
+            link_phits: vec![0; links],
+            link_rate: vec![0.0; links],
             events: BinaryHeap::new(),
             seq: 0,
             generations: 0,
@@ -131,13 +161,15 @@ impl<'a, D: Driver> Replay<'a, D> {
             active_at: 0,
             seeds: Vec::new(),
             freed_links: Vec::new(),
+            pending: Vec::new(),
+            relax_at: u64::MAX,
             link_freed: vec![false; links],
             component: Vec::new(),
             epoch: 0,
             rates: Vec::new(),
             steps: Vec::new(),
             outcome: Outcome::default(),
-            phit_hops: 0.0,
+            phit_hops: 0,
             latency_sum: 0,
             messages_open: 0,
             error: None,
@@ -172,6 +204,11 @@ impl<'a, D: Driver> Replay<'a, D> {
                         if !msg.active || msg.generation != generation || msg.queued_at != cycle {
                             continue;
                         }
+                        if msg.finish_at == u64::MAX {
+                            // No rate now: it waits for a re-solve.
+                            msg.queued_at = u64::MAX;
+                            continue;
+                        }
                         if msg.finish_at > cycle {
                             // Its rate fell since: the end moved later.
                             msg.queued_at = msg.finish_at;
@@ -182,6 +219,10 @@ impl<'a, D: Driver> Replay<'a, D> {
                         self.finish(m);
                     }
                     Event::Deliver(m) => self.deliver(m, &mut steps),
+                    Event::Relax => {
+                        self.relax_at = u64::MAX;
+                        continue;
+                    }
                 }
                 self.outcome.events += 1;
                 self.active_at = cycle;
@@ -266,21 +307,18 @@ impl<'a, D: Driver> Replay<'a, D> {
             )));
             return;
         };
-        let route = match self.routes.route(from, to, src, dst) {
-            Ok(r) => r,
-            Err(e) => {
-                self.error.get_or_insert(e);
-                return;
-            }
-        };
         let msg = Message {
             from,
             to,
             src_node: src,
+            dst_node: dst,
             token,
             issued_at: self.now,
             phits,
-            route,
+            key: Paths::key(self.seed, from, to, self.node_sent[src as usize]),
+            block: Block::default(),
+            latency: 0,
+            hops: 0,
             active: false,
             remaining: 0.0,
             rate: 0.0,
@@ -289,6 +327,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             finish_at: u64::MAX,
             queued_at: u64::MAX,
             stamp: 0,
+            pending: false,
             slot: 0,
         };
         let id = match self.free_msgs.pop() {
@@ -301,6 +340,7 @@ impl<'a, D: Driver> Replay<'a, D> {
                 (self.msgs.len() - 1) as u32
             }
         };
+        self.node_sent[src as usize] += 1;
         let queue = &mut self.node_queue[src as usize];
         queue.push_back(id);
         if queue.len() == 1 {
@@ -311,9 +351,29 @@ impl<'a, D: Driver> Replay<'a, D> {
         self.messages_open += 1;
     }
 
-    /// Message `m` starts sending: its flow joins its links and its component is re-solved.
+    /// Message `m` starts sending: its path is chosen, its flow joins its links and its component
+    /// is re-solved.
     fn activate(&mut self, m: u32) {
+        let msg = &self.msgs[m as usize];
+        let walked = self.paths.walk(
+            msg.src_node,
+            msg.dst_node,
+            msg.key,
+            self.links.counts(),
+            &mut self.path,
+        );
+        let walked = match walked {
+            Ok(w) => w,
+            Err(e) => {
+                self.error.get_or_insert(e);
+                return;
+            }
+        };
+        let block = self.links.join(m, &self.path);
         let msg = &mut self.msgs[m as usize];
+        msg.block = block;
+        msg.latency = walked.latency;
+        msg.hops = block.len;
         msg.active = true;
         msg.remaining = msg.phits as f64;
         msg.rate = 0.0;
@@ -322,9 +382,6 @@ impl<'a, D: Driver> Replay<'a, D> {
         msg.generation = self.generations;
         msg.finish_at = u64::MAX;
         msg.queued_at = u64::MAX;
-        for &(l, _) in &self.routes.get(msg.route).links {
-            self.link_flows[l as usize].push(m);
-        }
         self.seeds.push(m);
     }
 
@@ -334,21 +391,24 @@ impl<'a, D: Driver> Replay<'a, D> {
         let msg = &mut self.msgs[m as usize];
         msg.active = false;
         msg.remaining = 0.0;
-        let (phits, route, src) = (msg.phits, msg.route, msg.src_node);
+        let (phits, block, src, latency) = (msg.phits, msg.block, msg.src_node, msg.latency);
+        let rate = std::mem::replace(&mut msg.rate, 0.0);
         self.outcome.phits_injected += phits;
-        let r = self.routes.get(route);
-        for &(l, w) in &r.links {
-            let flows = &mut self.link_flows[l as usize];
-            if let Some(i) = flows.iter().position(|&f| f == m) {
-                flows.swap_remove(i);
+        for &l in self.links.path(block) {
+            let l = l as usize;
+            if !std::mem::replace(&mut self.link_freed[l], true) {
+                self.freed_links.push(l as u32);
             }
-            if !std::mem::replace(&mut self.link_freed[l as usize], true) {
-                self.freed_links.push(l);
-            }
-            self.link_phits[l as usize] += phits as f64 * w;
-            self.phit_hops += phits as f64 * w;
+            self.link_phits[l] += phits;
+            // Exactly 0 once the link is empty, so float residue does not build up.
+            self.link_rate[l] = if self.links.counts()[l] == 1 {
+                0.0
+            } else {
+                self.link_rate[l] - rate
+            };
         }
-        let latency = r.latency;
+        self.links.leave(block);
+        self.phit_hops += phits * u64::from(block.len);
         if let Some(at) = self.later(latency, || {
             format!("a message delivered {latency} cycles on")
         }) {
@@ -373,109 +433,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             to: msg.to,
             token: msg.token,
             issued_at: msg.issued_at,
-            hops: self.routes.get(msg.route).hops,
+            hops: msg.hops,
             packets: msg.phits / self.packet_phits,
         };
-        self.routes.release(msg.route);
         self.free_msgs.push(m);
         self.driver.consumed(self.now, &consumed, steps);
         self.apply(steps);
-    }
-
-    /// Recomputes the rates of every flow connected to a seed through shared links (and of those
-    /// only), advancing their remaining phits to now first, and reschedules the flows whose rate
-    /// changed.
-    fn resolve(&mut self) {
-        if self.seeds.is_empty() && self.freed_links.is_empty() {
-            return;
-        }
-        self.epoch = self.epoch.wrapping_add(1);
-        if self.epoch == 0 {
-            self.msgs.iter_mut().for_each(|m| m.stamp = 0);
-            self.link_stamp.iter_mut().for_each(|s| *s = 0);
-            self.epoch = 1;
-        }
-        let epoch = self.epoch;
-        self.component.clear();
-        for &s in &self.seeds {
-            let msg = &mut self.msgs[s as usize];
-            if msg.active && msg.stamp != epoch {
-                msg.stamp = epoch;
-                self.component.push(s);
-            }
-        }
-        self.seeds.clear();
-        let mut visit = Visit {
-            epoch,
-            link_stamp: &mut self.link_stamp,
-            link_flows: &self.link_flows,
-            msgs: &mut self.msgs,
-            component: &mut self.component,
-        };
-        for &l in &self.freed_links {
-            self.link_freed[l as usize] = false;
-            visit.link(l);
-        }
-        self.freed_links.clear();
-        let mut i = 0;
-        while i < visit.component.len() {
-            let route = visit.msgs[visit.component[i] as usize].route;
-            for &(l, _) in &self.routes.get(route).links {
-                visit.link(l);
-            }
-            i += 1;
-        }
-        for (i, &m) in self.component.iter().enumerate() {
-            self.msgs[m as usize].slot = i as u32;
-        }
-        let (routes, msgs, component, link_flows) =
-            (&self.routes, &self.msgs, &self.component, &self.link_flows);
-        self.solver.solve(
-            component.len(),
-            |i| &routes.get(msgs[component[i] as usize].route).links,
-            |l, out| {
-                out.extend(
-                    link_flows[l as usize]
-                        .iter()
-                        .map(|&f| msgs[f as usize].slot as usize),
-                )
-            },
-            &mut self.rates,
-        );
-        for i in 0..self.component.len() {
-            let m = self.component[i];
-            let now = self.now;
-            let rate = self.rates[i];
-            let msg = &mut self.msgs[m as usize];
-            msg.remaining -= msg.rate * (now - msg.updated_at) as f64;
-            msg.updated_at = now;
-            if rate == msg.rate {
-                continue; // same rate: its scheduled end still holds
-            }
-            msg.rate = rate;
-            let (remaining, generation) = (msg.remaining, msg.generation);
-            let cycles = cycles_to_send(remaining, rate);
-            let at = cycles.and_then(|c| {
-                self.later(c, || {
-                    format!("a flow of {remaining:.0} phits at rate {rate:e}")
-                })
-            });
-            let Some(at) = at else {
-                if cycles.is_none() && self.error.is_none() {
-                    self.error = Some(Error::Invalid(format!(
-                        "a flow of {remaining:.0} phits at rate {rate:e} phits/cycle would end past \
-                         {MAX_CYCLE} cycles"
-                    )));
-                }
-                continue;
-            };
-            let msg = &mut self.msgs[m as usize];
-            msg.finish_at = at;
-            if at < msg.queued_at {
-                msg.queued_at = at;
-                self.schedule(at, Event::Finish(m, generation));
-            }
-        }
     }
 
     /// The event queue ran dry: done, or ranks wait for messages nobody will send.
@@ -495,11 +458,11 @@ impl<'a, D: Driver> Replay<'a, D> {
 
     /// Final counters, with link loads grouped by class and the busiest links.
     fn summarise(mut self) -> (Outcome, D) {
-        self.outcome.phit_hops = self.phit_hops.round() as u64;
-        let routes = &self.routes;
-        let links = (0..routes.links() as u32).filter_map(|l| {
-            let (class, name) = routes.describe(l)?;
-            Some((class, name, self.link_phits[l as usize].round() as u64))
+        self.outcome.phit_hops = self.phit_hops;
+        let paths = &self.paths;
+        let links = (0..paths.links() as u32).filter_map(|l| {
+            let (class, name) = paths.describe(l)?;
+            Some((class, name, self.link_phits[l as usize]))
         });
         self.outcome.close(
             self.active_at,
@@ -509,33 +472,6 @@ impl<'a, D: Driver> Replay<'a, D> {
             links,
         );
         (self.outcome, self.driver)
-    }
-}
-
-/// The walk that gathers the flows connected through shared links in one epoch of
-/// `Replay::resolve`: every link and every flow is taken once.
-struct Visit<'a> {
-    epoch: u32,
-    link_stamp: &'a mut [u32],
-    link_flows: &'a [Vec<u32>],
-    msgs: &'a mut [Message],
-    component: &'a mut Vec<u32>,
-}
-
-impl Visit<'_> {
-    /// Adds the flows on link `l` not yet in the component (nothing if `l` was seen this epoch).
-    fn link(&mut self, l: u32) {
-        if self.link_stamp[l as usize] == self.epoch {
-            return;
-        }
-        self.link_stamp[l as usize] = self.epoch;
-        for &f in &self.link_flows[l as usize] {
-            let msg = &mut self.msgs[f as usize];
-            if msg.stamp != self.epoch {
-                msg.stamp = self.epoch;
-                self.component.push(f);
-            }
-        }
     }
 }
 

@@ -1,49 +1,29 @@
-//! Routes of the flow model: the topology's routing function walked from a source node to a
-//! destination node, splitting the flow evenly over the candidate ports a switch offers (a fractional
-//! path), with the head latency of its longest branch.
+//! Paths of the flow model: the topology's routing function walked from a source node to a
+//! destination node, one candidate port per hop, with the path's head latency.
+//!
+//! Where a switch offers several candidates (adaptive routing: a tree's up ports, a mesh's productive
+//! dimensions) the walk takes the one whose link carries the fewest flows now, as the flit model's
+//! adaptive selection takes the output with the most credits; among equally loaded candidates the
+//! message's key decides: a salted hash of its run seed and ranks plus the number of messages its
+//! source node sent before, read as a mixed-radix number whose digits (one per hop with a choice,
+//! lowest first) pick the candidate. Consecutive messages of one source thus rotate over the first
+//! hop's candidates, then the second's, like d-mod-k routing: the messages between one pair of nodes
+//! spread over the equal-cost paths as evenly as a split would, and different pairs start at
+//! unrelated offsets. Per-packet random tie-breaks of the routing function (a torus's half-way rings)
+//! read a hash of the key as their salt. A path is computed when its message starts sending, in O(hops),
+//! and kept only while the message is alive: nothing is cached per node or rank pair.
 //!
 //! Link ids are the flit engine's channel ids without crossbar paths: global switch port
 //! `port_start[switch] + port` for the link leaving that port, `ports + node` for a node's injection
-//! link. Routes are cached per (source rank, destination rank) while the cache is small (ranks and
-//! entries bounded below); otherwise a route is computed for its message and its slot reused after.
+//! link.
 
 use crate::error::{Error, Result};
 use crate::network::NetworkModel;
+use crate::rng::mix64;
 use crate::topology::{Endpoint, RouteChoice, Topology};
 
-/// Most ranks whose pairs get a cache slot each (`ranks²` u32 slots: 16 MiB at the bound).
-const CACHE_RANKS: u32 = 2048;
-/// Most (link, fraction) entries kept in cached routes (about 128 MiB); later routes are not cached.
-const CACHE_ENTRIES: usize = 1 << 23;
-/// No route / not in the frontier.
-const NONE: u32 = u32::MAX;
-
-/// One message's path: the links it crosses and the fraction of its phits crossing each.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Route {
-    /// (link id, fraction of the flow on it), in the order the walk first reached each link.
-    pub links: Vec<(u32, f64)>,
-    /// Cycles from the first phit leaving the source to the head being consumed, on the slowest
-    /// branch: the sum of its links' latencies.
-    pub latency: u64,
-    /// Links of the shortest branch, node links included (what the flit engine reports per packet).
-    pub hops: u32,
-    /// Kept in the cache (never released).
-    cached: bool,
-}
-
-/// A switch input the walk has reached, with the share of the flow arriving there.
-#[derive(Debug, Clone, Copy)]
-struct State {
-    switch: u32,
-    port: u32,
-    vc: u32,
-    share: f64,
-    latency: u64,
-}
-
-/// Route computation and storage for one run.
-pub(super) struct Routes<'a> {
+/// Link ids, latencies and capacities of a network, and the walk that turns a message into a path.
+pub(super) struct Paths<'a> {
     topo: &'a dyn Topology,
     /// First global port id of each switch.
     port_start: Vec<u32>,
@@ -52,26 +32,22 @@ pub(super) struct Routes<'a> {
     /// Head latency of each link id.
     link_latency: Vec<u64>,
     vcs: u32,
-    routes: Vec<Route>,
-    free: Vec<u32>,
-    /// Route id per (source rank, destination rank), when ranks <= [`CACHE_RANKS`].
-    cache: Vec<u32>,
-    ranks: u32,
-    cached_entries: usize,
-    // Scratch, reused by every walk.
-    state_index: Vec<u32>,
-    link_share: Vec<f64>,
-    link_touched: Vec<u32>,
+    /// Scratch for the routing function's candidates.
     choices: Vec<RouteChoice>,
-    choices_high: Vec<RouteChoice>,
-    frontier: Vec<State>,
-    next: Vec<State>,
 }
 
-impl<'a> Routes<'a> {
+/// What a walk found besides its links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Walked {
+    /// Cycles from the first phit leaving the source to the head being consumed: the sum of the
+    /// path's link latencies.
+    pub latency: u64,
+}
+
+impl<'a> Paths<'a> {
     /// Flattens the wiring into link ids and latencies under `model`'s timing (see the module doc of
     /// [`super`]).
-    pub(super) fn new(topo: &'a dyn Topology, model: &NetworkModel, ranks: u32) -> Self {
+    pub(super) fn new(topo: &'a dyn Topology, model: &NetworkModel) -> Self {
         let switches = topo.switches();
         let mut port_start = Vec::with_capacity(switches as usize + 1);
         port_start.push(0u32);
@@ -97,30 +73,13 @@ impl<'a> Routes<'a> {
         for node in 0..topo.nodes() {
             link_latency[(ports + node) as usize] = 1 + fly + enter_switch;
         }
-        let vcs = topo.virtual_channels().max(1);
-        let cache = if ranks <= CACHE_RANKS {
-            vec![NONE; (ranks as usize) * (ranks as usize)]
-        } else {
-            Vec::new()
-        };
-        Routes {
+        Paths {
             topo,
             port_start,
             ports,
             link_latency,
-            vcs,
-            routes: Vec::new(),
-            free: Vec::new(),
-            cache,
-            ranks,
-            cached_entries: 0,
-            state_index: vec![NONE; (ports as usize) * (vcs as usize)],
-            link_share: vec![0.0; (ports + topo.nodes()) as usize],
-            link_touched: Vec::new(),
+            vcs: topo.virtual_channels().max(1),
             choices: Vec::new(),
-            choices_high: Vec::new(),
-            frontier: Vec::new(),
-            next: Vec::new(),
         }
     }
 
@@ -135,219 +94,111 @@ impl<'a> Routes<'a> {
     pub(super) fn capacities(&self, model: &NetworkModel) -> Vec<f64> {
         let p = f64::from(model.packet_phits);
         let into_switch = p / (p + f64::from(model.allocation_delay));
-        (0..self.links() as u32)
-            .map(|l| {
-                let to_switch = l >= self.ports || {
-                    let sw = self.port_start.partition_point(|&s| s <= l) as u32 - 1;
-                    let local = l - self.port_start[sw as usize];
-                    matches!(self.topo.neighbour(sw, local), Endpoint::Switch { .. })
-                };
-                if to_switch { into_switch } else { 1.0 }
-            })
-            .collect()
-    }
-
-    /// The route with id `id`.
-    #[inline]
-    pub(super) fn get(&self, id: u32) -> &Route {
-        &self.routes[id as usize]
-    }
-
-    /// The route id of a message from rank `from` on node `src` to rank `to` on node `dst`: cached,
-    /// or computed now (then [`Routes::release`] it when its message is done).
-    pub(super) fn route(&mut self, from: u32, to: u32, src: u32, dst: u32) -> Result<u32> {
-        let slot = (from < self.ranks && to < self.ranks && !self.cache.is_empty())
-            .then(|| from as usize * self.ranks as usize + to as usize);
-        if let Some(s) = slot
-            && self.cache[s] != NONE
-        {
-            return Ok(self.cache[s]);
-        }
-        let id = match self.free.pop() {
-            Some(id) => id,
-            None => {
-                self.routes.push(Route::default());
-                (self.routes.len() - 1) as u32
-            }
-        };
-        let mut route = std::mem::take(&mut self.routes[id as usize]);
-        let walked = self.walk(src, dst, &mut route);
-        let entries = route.links.len();
-        route.cached = false;
-        if walked.is_ok()
-            && let Some(s) = slot
-            && self.cached_entries + entries <= CACHE_ENTRIES
-        {
-            route.cached = true;
-            self.cached_entries += entries;
-            self.cache[s] = id;
-        }
-        self.routes[id as usize] = route;
-        if let Err(e) = walked {
-            self.free.push(id);
-            return Err(e);
-        }
-        Ok(id)
-    }
-
-    /// Gives back a route obtained from [`Routes::route`] once its message is done (cached routes stay).
-    pub(super) fn release(&mut self, id: u32) {
-        if !self.routes[id as usize].cached {
-            self.free.push(id);
-        }
-    }
-
-    /// Walks the routing function from node `src` to node `dst` into `out`.
-    fn walk(&mut self, src: u32, dst: u32, out: &mut Route) -> Result<()> {
-        let topo = self.topo;
-        out.links.clear();
-        out.latency = 0;
-        out.hops = u32::MAX;
-        let (sw, port) = topo.node_attachment(src);
-        let inj = self.ports + src;
-        self.add_share(inj, 1.0);
-        self.frontier.clear();
-        self.frontier.push(State {
-            switch: sw,
-            port,
-            vc: 0,
-            share: 1.0,
-            latency: self.link_latency[inj as usize],
-        });
-        let limit = 4 * topo.switches() + 8;
-        let mut depth = 1u32;
-        let mut result = Ok(());
-        while !self.frontier.is_empty() && result.is_ok() {
-            depth += 1;
-            if depth > limit {
-                result = Err(format!("the route from node {src} to node {dst} loops"));
-                break;
-            }
-            self.next.clear();
-            let (mut low, mut high) = (
-                std::mem::take(&mut self.choices),
-                std::mem::take(&mut self.choices_high),
-            );
-            for i in 0..self.frontier.len() {
-                let st = self.frontier[i];
-                // Per-packet random tie-breaks (a torus's half-way rings, one salt bit per
-                // dimension) are split evenly: half the flow as salt 0 routes it, half as salt !0.
-                low.clear();
-                topo.route_salted(st.switch, st.port, st.vc, dst, 0, &mut low);
-                high.clear();
-                topo.route_salted(st.switch, st.port, st.vc, dst, u32::MAX, &mut high);
-                result = if low == high {
-                    self.expand(st, &low, st.share, dst, depth, out)
-                } else {
-                    self.expand(st, &low, st.share / 2.0, dst, depth, out)
-                        .and_then(|()| self.expand(st, &high, st.share / 2.0, dst, depth, out))
-                };
-                if result.is_err() {
-                    break;
+        let mut capacity = vec![into_switch; self.links()];
+        for sw in 0..self.topo.switches() {
+            for local in 0..self.topo.ports(sw) {
+                if !matches!(self.topo.neighbour(sw, local), Endpoint::Switch { .. }) {
+                    capacity[(self.port_start[sw as usize] + local) as usize] = 1.0;
                 }
             }
-            (self.choices, self.choices_high) = (low, high);
-            for s in &self.next {
-                let key =
-                    ((self.port_start[s.switch as usize] + s.port) * self.vcs + s.vc) as usize;
-                self.state_index[key] = NONE;
-            }
-            std::mem::swap(&mut self.frontier, &mut self.next);
         }
-        for &l in &self.link_touched {
-            out.links
-                .push((l, std::mem::take(&mut self.link_share[l as usize])));
-        }
-        self.link_touched.clear();
-        result.map_err(|e| {
-            Error::Invalid(format!(
-                "flow model on `{}`: {e} (a bug in the topology's routing function)",
-                topo.spec()
-            ))
-        })
+        capacity
     }
 
-    /// Sends `share` of the flow at state `st` evenly over `choices` (escape choices only when there
-    /// is nothing else): onto their links, into the next frontier, or to the destination.
-    fn expand(
+    /// The key that chooses a message's path among equally loaded candidates (see the module doc):
+    /// a hash of the run's seed and the message's ranks, plus `sequence`, the number of messages its
+    /// source node sent before it.
+    pub(super) fn key(seed: u64, from: u32, to: u32, sequence: u64) -> u64 {
+        mix64(mix64(seed) ^ (u64::from(from) << 32 | u64::from(to))).wrapping_add(sequence)
+    }
+
+    /// Walks the routing function from node `src` to node `dst` into `out` (the links in order,
+    /// injection to ejection), choosing among candidates by `load` (flows per link id now; the least
+    /// loaded wins) and then by `key` (see the module doc).
+    pub(super) fn walk(
         &mut self,
-        st: State,
-        choices: &[RouteChoice],
-        share: f64,
+        src: u32,
         dst: u32,
-        depth: u32,
-        out: &mut Route,
-    ) -> std::result::Result<(), String> {
-        let plain = choices.iter().filter(|c| !c.escape).count();
-        let (count, escape) = if plain > 0 {
-            (plain, false)
-        } else {
-            (choices.len(), true)
-        };
-        if count == 0 {
-            return Err(format!(
-                "switch {} offers no route towards node {dst}",
-                st.switch
-            ));
-        }
-        let share = share / count as f64;
-        for choice in choices.iter().filter(|c| c.escape == escape) {
-            let gp = self.port_start[st.switch as usize] + choice.port;
-            self.add_share(gp, share);
-            let latency = st.latency + self.link_latency[gp as usize];
-            match self.topo.neighbour(st.switch, choice.port) {
-                Endpoint::Node(n) if n == dst => {
-                    out.latency = out.latency.max(latency);
-                    out.hops = out.hops.min(depth);
+        key: u64,
+        load: &[u32],
+        out: &mut Vec<u32>,
+    ) -> Result<Walked> {
+        let topo = self.topo;
+        out.clear();
+        let inj = self.ports + src;
+        out.push(inj);
+        let mut latency = self.link_latency[inj as usize];
+        let (mut switch, mut port) = topo.node_attachment(src);
+        let mut vc = 0;
+        let limit = 4 * topo.switches() + 8;
+        // The salt of per-packet random tie-breaks: fixed for the message, as for a packet.
+        let salt = (mix64(key) >> 32) as u32;
+        let mut digits = key;
+        for depth in 1.. {
+            if depth > limit {
+                return Err(self.bug(format!("the route from node {src} to node {dst} loops")));
+            }
+            self.choices.clear();
+            topo.route_salted(switch, port, vc, dst, salt, &mut self.choices);
+            let plain = self.choices.iter().filter(|c| !c.escape).count();
+            // Escape channels (Duato) only where a switch offers nothing else.
+            let escape = plain == 0;
+            self.choices.retain(|c| c.escape == escape);
+            let count = self.choices.len();
+            if count == 0 {
+                return Err(self.bug(format!(
+                    "switch {switch} offers no route towards node {dst}"
+                )));
+            }
+            let start = (digits % count as u64) as usize;
+            digits /= count as u64;
+            let base = self.port_start[switch as usize];
+            let mut best: Option<(u32, RouteChoice)> = None;
+            for i in 0..count {
+                let c = self.choices[(start + i) % count];
+                let flows = load.get((base + c.port) as usize).copied().unwrap_or(0);
+                if best.is_none_or(|(b, _)| flows < b) {
+                    best = Some((flows, c));
                 }
+            }
+            let (_, choice) = best.expect("count > 0");
+            let link = base + choice.port;
+            out.push(link);
+            latency += self.link_latency[link as usize];
+            match topo.neighbour(switch, choice.port) {
+                Endpoint::Node(n) if n == dst => return Ok(Walked { latency }),
                 Endpoint::Node(n) => {
-                    return Err(format!("the route towards node {dst} ends at node {n}"));
+                    return Err(self.bug(format!("the route towards node {dst} ends at node {n}")));
                 }
                 Endpoint::Unplugged => {
-                    return Err(format!(
-                        "switch {} routes to its unplugged port {}",
-                        st.switch, choice.port
-                    ));
+                    return Err(self.bug(format!(
+                        "switch {switch} routes to its unplugged port {}",
+                        choice.port
+                    )));
                 }
                 Endpoint::Switch { .. } if choice.vc >= self.vcs => {
-                    return Err(format!(
-                        "switch {} offers virtual channel {} of {}",
-                        st.switch, choice.vc, self.vcs
-                    ));
+                    return Err(self.bug(format!(
+                        "switch {switch} offers virtual channel {} of {}",
+                        choice.vc, self.vcs
+                    )));
                 }
-                Endpoint::Switch { switch, port } => {
-                    let key =
-                        ((self.port_start[switch as usize] + port) * self.vcs + choice.vc) as usize;
-                    match self.state_index[key] {
-                        NONE => {
-                            self.state_index[key] = self.next.len() as u32;
-                            self.next.push(State {
-                                switch,
-                                port,
-                                vc: choice.vc,
-                                share,
-                                latency,
-                            });
-                        }
-                        j => {
-                            let s = &mut self.next[j as usize];
-                            s.share += share;
-                            s.latency = s.latency.max(latency);
-                        }
-                    }
+                Endpoint::Switch {
+                    switch: next,
+                    port: next_port,
+                } => {
+                    (switch, port, vc) = (next, next_port, choice.vc);
                 }
             }
         }
-        Ok(())
+        unreachable!("the walk returns or errs within `limit` hops")
     }
 
-    #[inline]
-    fn add_share(&mut self, link: u32, share: f64) {
-        let s = &mut self.link_share[link as usize];
-        if *s == 0.0 {
-            self.link_touched.push(link);
-        }
-        *s += share;
+    /// A walk that went wrong: the topology's routing function has a bug.
+    fn bug(&self, e: String) -> Error {
+        Error::Invalid(format!(
+            "flow model on `{}`: {e} (a bug in the topology's routing function)",
+            self.topo.spec()
+        ))
     }
 
     /// Class (for grouping) and name (for listing) of link `l`, as the flit engine reports links;
@@ -365,67 +216,58 @@ impl<'a> Routes<'a> {
 mod tests {
     use super::*;
 
-    fn shares(topo: &str, src: u32, dst: u32) -> (Vec<(u32, f64)>, u64, u32, u32) {
+    fn path(topo: &str, src: u32, dst: u32, key: u64) -> (Vec<u32>, u64, u32) {
         let topo = crate::topology::build(topo).unwrap();
-        let model = NetworkModel::default();
-        let mut routes = Routes::new(topo.as_ref(), &model, 2);
-        let id = routes.route(0, 1, src, dst).unwrap();
-        let r = routes.get(id).clone();
-        (r.links, r.latency, r.hops, routes.ports)
+        let mut paths = Paths::new(topo.as_ref(), &NetworkModel::default());
+        let mut out = Vec::new();
+        let w = paths.walk(src, dst, key, &[], &mut out).unwrap();
+        (out, w.latency, paths.ports)
     }
 
-    /// Every branch of a split route ends at the destination: the shares of the ejection link and of
-    /// the injection link are 1, and each tree level up carries the whole flow once.
+    /// Node 0 to node 63 of a 4-ary 3-tree climbs to the top and comes down: 6 links, one per level
+    /// each way, starting with the injection link.
     #[test]
-    fn a_fat_tree_route_splits_over_the_up_ports_and_conserves_the_flow() {
-        // 4-ary 3-tree: node 0 to node 63 climbs to the top (4 + 16 up links), comes down 16 + 4.
-        let (links, latency, hops, ports) = shares("fat-tree:k=4,n=3", 0, 63);
-        assert_eq!((latency, hops), (6, 6));
-        assert_eq!(links.len(), 1 + 4 + 16 + 16 + 4 + 1);
-        let total: f64 = links.iter().map(|l| l.1).sum();
-        assert!((total - 6.0).abs() < 1e-12, "{total}");
-        assert_eq!(links[0], (ports, 1.0), "the injection link carries all");
-        assert!(links[1..5].iter().all(|l| l.1 == 0.25));
-        assert!(links[5..21].iter().all(|l| l.1 == 0.0625));
-        assert_eq!(
-            links.last().unwrap().1,
-            1.0,
-            "the ejection link carries all"
-        );
+    fn a_fat_tree_path_crosses_one_link_per_level() {
+        let (links, latency, ports) = path("fat-tree:k=4,n=3", 0, 63, 7);
+        assert_eq!((links.len(), latency), (6, 6));
+        assert_eq!(links[0], ports, "the injection link first");
+        let (links, latency, _) = path("fat-tree:k=4,n=3", 0, 1, 7);
+        assert_eq!((links.len(), latency), (2, 2), "same switch");
     }
 
-    /// A node on the same switch: injection and ejection links only.
+    /// A different key may take a different up port; the least loaded candidate wins over the hash.
     #[test]
-    fn neighbours_on_one_switch_use_two_links() {
-        let (links, latency, hops, _) = shares("fat-tree:k=4,n=3", 0, 1);
-        assert_eq!((links.len(), latency, hops), (2, 2, 2));
+    fn keys_spread_and_loads_steer_the_choice() {
+        let topo = crate::topology::build("fat-tree:k=4,n=3").unwrap();
+        let mut paths = Paths::new(topo.as_ref(), &NetworkModel::default());
+        let mut out = Vec::new();
+        let mut firsts = std::collections::BTreeSet::new();
+        for key in 0..64 {
+            paths.walk(0, 63, key, &[], &mut out).unwrap();
+            firsts.insert(out[1]);
+        }
+        assert_eq!(firsts.len(), 4, "every up port of the leaf switch is used");
+        let mut load = vec![1u32; paths.links()];
+        paths.walk(0, 63, 3, &[], &mut out).unwrap();
+        let free = out[1];
+        load[free as usize] = 0;
+        for key in 0..16 {
+            paths.walk(0, 63, key, &load, &mut out).unwrap();
+            assert_eq!(out[1], free, "key {key}");
+        }
     }
 
-    /// A torus destination half-way round a ring: half the flow goes each way.
+    /// A torus destination half-way round a ring goes one way or the other by the key's salt bits.
     #[test]
-    fn half_way_ring_ties_are_split_both_ways() {
-        let (links, latency, hops, ports) = shares("torus:k=4,n=1", 0, 2);
-        // injection, 0>1 and 1>2 (1/2 each), 0>3 and 3>2 (1/2 each), ejection.
-        assert_eq!(links.len(), 6, "{links:?}");
-        assert_eq!(links[0], (ports, 1.0));
-        assert_eq!(links.iter().filter(|l| l.1 == 0.5).count(), 4);
-        assert_eq!((latency, hops), (4, 4));
-        let (links, ..) = shares("torus:k=4,n=1", 0, 1);
-        assert!(links.iter().all(|l| l.1 == 1.0), "not a tie: one way");
-    }
-
-    /// Cached routes are shared; routes past the cache are released and their slots reused.
-    #[test]
-    fn routes_are_cached_per_rank_pair() {
-        let topo = crate::topology::build("torus:k=4,n=2").unwrap();
-        let mut routes = Routes::new(topo.as_ref(), &NetworkModel::default(), 4);
-        let a = routes.route(0, 3, 0, 10).unwrap();
-        assert_eq!(routes.route(0, 3, 0, 10).unwrap(), a);
-        let b = routes.route(1, 2, 5, 6).unwrap();
-        assert_ne!(a, b);
-        let mut big = Routes::new(topo.as_ref(), &NetworkModel::default(), CACHE_RANKS + 1);
-        let c = big.route(0, 3, 0, 10).unwrap();
-        big.release(c);
-        assert_eq!(big.route(1, 2, 5, 6).unwrap(), c, "the slot is reused");
+    fn half_way_ring_ties_follow_the_salt() {
+        let mut lengths = std::collections::BTreeSet::new();
+        let mut seconds = std::collections::BTreeSet::new();
+        for key in 0..32u64 {
+            let (links, latency, _) = path("torus:k=4,n=1", 0, 2, mix64(key));
+            lengths.insert((links.len(), latency));
+            seconds.insert(links[1]);
+        }
+        assert_eq!(lengths.into_iter().collect::<Vec<_>>(), [(4, 4)]);
+        assert_eq!(seconds.len(), 2, "both ways round the ring");
     }
 }

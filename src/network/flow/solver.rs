@@ -1,32 +1,35 @@
-//! Max-min fair rates by progressive filling (Bertsekas and Gallager, *Data Networks*, §6.5.2), with
-//! per-link weights: flow f puts `w(f, l) × rate(f)` on link l (the fraction of a split route on it,
-//! SimGrid LMM's consumption weight).
+//! Max-min fair rates by progressive filling (Bertsekas and Gallager, *Data Networks*, §6.5.2).
 //!
 //! Every unfrozen flow has the same rate t, raised until the first link saturates: link l saturates at
-//! t_l = (capacity left on l) / (sum of the weights of the unfrozen flows crossing l). The flows
-//! crossing a link whose t_l is the minimum are frozen at that rate and their use is taken off every
-//! link they cross; the rest go on growing. Each round freezes at least one flow, so a set of F flows
-//! over K links takes at most F rounds of O(K), plus O(path entries) in all: a round finds the flows
-//! of its saturated links through the caller's link-to-flows lists, not by scanning every path.
+//! t_l = (capacity left on l) / (unfrozen flows crossing l). The flows crossing the link with the
+//! smallest t_l are frozen at that rate and their use is taken off every link they cross; the rest go
+//! on growing. The links wait in a binary heap keyed by t_l, and a link's entry is renewed whenever a
+//! flow crossing it freezes (stale entries are skipped when popped), so a set of flows whose paths
+//! have E hops in all over K links is solved in O((K + E) log(K + E)): no round scans every link.
 
-/// Weights below this are float residue of flows already frozen, not a flow crossing the link.
-const NO_WEIGHT: f64 = 1e-9;
-/// Links within this relative margin of the bottleneck saturate in the same round (float residue of
-/// sums in different orders would otherwise split one level into two).
-const SAME_LEVEL: f64 = 1e-9;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// What flows take now, for a set that is not closed under link sharing: each given flow's rate by
+/// index, and the sum of the rates on a link (see [`Solver::solve`]).
+pub(super) type Held<'h> = (&'h dyn Fn(usize) -> f64, &'h dyn Fn(u32) -> f64);
 
 /// Scratch state of the solver, sized by the number of links and reused for every set of flows.
 #[derive(Debug)]
 pub(super) struct Solver {
     capacity: Vec<f64>,
     left: Vec<f64>,
-    weight: Vec<f64>,
+    /// Unfrozen flows on each link.
+    weight: Vec<u32>,
     stamp: Vec<u32>,
     epoch: u32,
     touched: Vec<u32>,
     frozen: Vec<bool>,
-    freeze: Vec<usize>,
     crossing: Vec<usize>,
+    /// Links whose level moved in the current round.
+    dirty: Vec<u32>,
+    /// (t_l as f64 bits, link): non-negative floats order as their bits.
+    heap: BinaryHeap<Reverse<(u64, u32)>>,
 }
 
 impl Solver {
@@ -36,26 +39,36 @@ impl Solver {
         Solver {
             capacity,
             left: vec![0.0; links],
-            weight: vec![0.0; links],
+            weight: vec![0; links],
             stamp: vec![0; links],
             epoch: 0,
             touched: Vec::new(),
             frozen: Vec::new(),
-            freeze: Vec::new(),
             crossing: Vec::new(),
+            dirty: Vec::new(),
+            heap: BinaryHeap::new(),
         }
     }
 
-    /// Max-min fair rates of `n` flows, flow i crossing the (link, weight) pairs `path(i)`, into
-    /// `rates[i]`; `on_link(l, out)` appends the indices of the flows crossing link l (so a round
-    /// freezes the flows of its saturated links without scanning every path). The flows given must be
-    /// closed under link sharing (a connected component or a union of components of the flows
-    /// alive): a flow left out that shares a link would not be seen.
+    /// The saturation level of link `l` now (its capacity left over its unfrozen flows).
+    #[inline]
+    fn level(&self, l: usize) -> f64 {
+        self.left[l].max(0.0) / f64::from(self.weight[l])
+    }
+
+    /// Max-min fair rates of `n` flows, flow i crossing the links `path(i)`, into `rates[i]`;
+    /// `on_link(l, out)` appends the indices of the flows crossing link l (so a saturated link's
+    /// flows are found without scanning every path). The flows given must be closed under link
+    /// sharing (a connected component or a union of components of the flows alive): a flow left out
+    /// that shares a link would not be seen, unless `held` says what the flows take now: `held(i)`
+    /// flow i's rate, `held_on(l)` the sum of the rates of all flows on link l, so that link l keeps
+    /// `held_on(l)` less the given flows' share for the flows left out.
     pub(super) fn solve<'p>(
         &mut self,
         n: usize,
-        path: impl Fn(usize) -> &'p [(u32, f64)],
+        path: impl Fn(usize) -> &'p [u32],
         on_link: impl Fn(u32, &mut Vec<usize>),
+        held: Option<Held<'_>>,
         rates: &mut Vec<f64>,
     ) {
         self.epoch = self.epoch.wrapping_add(1);
@@ -65,65 +78,78 @@ impl Solver {
         }
         self.touched.clear();
         for i in 0..n {
-            for &(l, w) in path(i) {
+            let own = held.map_or(0.0, |(rate, _)| rate(i));
+            for &l in path(i) {
                 let l = l as usize;
                 if self.stamp[l] != self.epoch {
                     self.stamp[l] = self.epoch;
-                    self.left[l] = self.capacity[l];
-                    self.weight[l] = 0.0;
+                    self.left[l] = self.capacity[l] - held.map_or(0.0, |(_, on)| on(l as u32));
+                    self.weight[l] = 0;
                     self.touched.push(l as u32);
                 }
-                self.weight[l] += w;
+                self.weight[l] += 1;
+                self.left[l] += own;
             }
         }
         self.frozen.clear();
         self.frozen.resize(n, false);
         rates.clear();
         rates.resize(n, 0.0);
+        self.heap.clear();
+        for k in 0..self.touched.len() {
+            let l = self.touched[k];
+            let key = self.level(l as usize).to_bits();
+            self.heap.push(Reverse((key, l)));
+        }
         let mut unfrozen = n;
+        let mut level = 0.0f64;
         while unfrozen > 0 {
-            let mut level = f64::INFINITY;
-            for &l in &self.touched {
-                let l = l as usize;
-                if self.weight[l] > NO_WEIGHT {
-                    level = level.min(self.left[l].max(0.0) / self.weight[l]);
+            let Some(Reverse((key, l))) = self.heap.pop() else {
+                break;
+            };
+            let lu = l as usize;
+            if self.weight[lu] == 0 || self.level(lu).to_bits() != key {
+                continue; // stale: the link's flows froze or its level moved since
+            }
+            // Levels never fall as flows freeze; float residue could make one a hair lower.
+            level = level.max(self.level(lu));
+            self.crossing.clear();
+            on_link(l, &mut self.crossing);
+            self.dirty.clear();
+            for k in 0..self.crossing.len() {
+                let i = self.crossing[k];
+                if std::mem::replace(&mut self.frozen[i], true) {
+                    continue;
                 }
-            }
-            if !level.is_finite() {
-                // Only flows without links left: nothing limits them (no route is empty, so this is
-                // float residue); give them the last level rather than loop.
-                level = 0.0;
-            }
-            let limit = level * (1.0 + SAME_LEVEL) + f64::MIN_POSITIVE;
-            self.freeze.clear();
-            for &l in &self.touched {
-                let w = self.weight[l as usize];
-                if w > NO_WEIGHT && self.left[l as usize].max(0.0) / w <= limit {
-                    self.crossing.clear();
-                    on_link(l, &mut self.crossing);
-                    for &i in &self.crossing {
-                        if !self.frozen[i] {
-                            // Marked now so it is listed once; its use is taken off below.
-                            self.frozen[i] = true;
-                            self.freeze.push(i);
-                        }
-                    }
-                }
-            }
-            if self.freeze.is_empty() {
-                // Float residue left a weight on a link no unfrozen flow crosses: freeze the rest.
-                self.freeze.extend((0..n).filter(|&i| !self.frozen[i]));
-            }
-            for k in 0..self.freeze.len() {
-                let i = self.freeze[k];
-                self.frozen[i] = true;
+                unfrozen -= 1;
                 rates[i] = level;
-                for &(l, w) in path(i) {
-                    self.left[l as usize] -= w * level;
-                    self.weight[l as usize] -= w;
+                for &m in path(i) {
+                    let m = m as usize;
+                    self.left[m] -= level;
+                    self.weight[m] -= 1;
+                    self.dirty.push(m as u32);
                 }
             }
-            unfrozen -= self.freeze.len();
+            // Each link whose level moved gets one new entry, however many of its flows froze.
+            for k in 0..self.dirty.len() {
+                let m = self.dirty[k] as usize;
+                if self.weight[m] > 0 && self.stamp[m] == self.epoch {
+                    self.stamp[m] = self.epoch.wrapping_sub(1);
+                    let key = self.level(m).to_bits();
+                    self.heap.push(Reverse((key, m as u32)));
+                }
+            }
+            for k in 0..self.dirty.len() {
+                self.stamp[self.dirty[k] as usize] = self.epoch;
+            }
+        }
+        if unfrozen > 0 {
+            // Unreachable for closed sets (every flow crosses a link); give them the last level.
+            for (rate, &frozen) in rates.iter_mut().zip(&self.frozen) {
+                if !frozen {
+                    *rate = level;
+                }
+            }
         }
     }
 }
@@ -132,20 +158,20 @@ impl Solver {
 mod tests {
     use super::*;
 
-    fn solve(capacity: &[f64], paths: &[Vec<(u32, f64)>]) -> Vec<f64> {
+    fn solve(capacity: &[f64], paths: &[Vec<u32>]) -> Vec<f64> {
         let mut s = Solver::with_capacities(capacity.to_vec());
         let mut rates = Vec::new();
         let on_link = |l: u32, out: &mut Vec<usize>| {
-            out.extend((0..paths.len()).filter(|&i| paths[i].iter().any(|&(m, _)| m == l)));
+            out.extend((0..paths.len()).filter(|&i| paths[i].contains(&l)));
         };
-        s.solve(paths.len(), |i| &paths[i], on_link, &mut rates);
+        s.solve(paths.len(), |i| &paths[i], on_link, None, &mut rates);
         rates
     }
 
     /// A and B share link 0, B and C share link 1, all of capacity 1: everyone gets 1/2.
     #[test]
     fn a_chain_of_two_shared_links_halves_everyone() {
-        let paths = vec![vec![(0, 1.0)], vec![(0, 1.0), (1, 1.0)], vec![(1, 1.0)]];
+        let paths = vec![vec![0], vec![0, 1], vec![1]];
         assert_eq!(solve(&[1.0, 1.0], &paths), [0.5, 0.5, 0.5]);
     }
 
@@ -153,43 +179,20 @@ mod tests {
     /// and C takes what B leaves of link 1, 3/2 (more than an equal share: max-min, not equal split).
     #[test]
     fn an_unconstrained_flow_takes_the_leftover() {
-        let paths = vec![vec![(0, 1.0)], vec![(0, 1.0), (1, 1.0)], vec![(1, 1.0)]];
+        let paths = vec![vec![0], vec![0, 1], vec![1]];
         assert_eq!(solve(&[1.0, 2.0], &paths), [0.5, 0.5, 1.5]);
     }
 
     /// Three flows on one link get a third each; a fourth on a link of its own gets all of it.
     #[test]
     fn disjoint_flows_are_independent() {
-        let paths = vec![
-            vec![(0, 1.0)],
-            vec![(0, 1.0)],
-            vec![(0, 1.0)],
-            vec![(1, 1.0)],
-        ];
+        let paths = vec![vec![0], vec![0], vec![0], vec![1]];
         let r = solve(&[1.0, 1.0], &paths);
         assert!(
             r[..3].iter().all(|&x| (x - 1.0 / 3.0).abs() < 1e-15),
             "{r:?}"
         );
         assert_eq!(r[3], 1.0);
-    }
-
-    /// A flow split evenly over two links (weights 1/2) beside a flow on one of them: that link
-    /// carries t/2 + t, full at t = 2/3 for both (the split flow's other branch stays a third idle).
-    /// With a third flow on the split flow's injection link, that link fills first (2t = 1): those
-    /// two get 1/2, and the single-link flow takes the 3/4 the split flow leaves on its link.
-    #[test]
-    fn split_flows_use_their_weights() {
-        // links: 0 = injection of A, 1 and 2 = its two branches.
-        let paths = vec![vec![(0, 1.0), (1, 0.5), (2, 0.5)], vec![(1, 1.0)]];
-        let r = solve(&[1.0, 1.0, 1.0], &paths);
-        assert!(r.iter().all(|&x| (x - 2.0 / 3.0).abs() < 1e-15), "{r:?}");
-        let paths = vec![
-            vec![(0, 1.0), (1, 0.5), (2, 0.5)],
-            vec![(1, 1.0)],
-            vec![(0, 1.0)],
-        ];
-        assert_eq!(solve(&[1.0, 1.0, 1.0], &paths), [0.5, 0.75, 0.5]);
     }
 
     /// The rates never overload a link and every flow crosses a saturated link (the max-min
@@ -201,16 +204,11 @@ mod tests {
             let links = 1 + rng.below(6) as usize;
             let capacity: Vec<f64> = (0..links).map(|_| 1.0 + f64::from(rng.below(3))).collect();
             let n = 1 + rng.below(8) as usize;
-            let paths: Vec<Vec<(u32, f64)>> = (0..n)
+            let paths: Vec<Vec<u32>> = (0..n)
                 .map(|_| {
-                    let mut p: Vec<(u32, f64)> = Vec::new();
-                    for l in 0..links as u32 {
-                        if rng.below(2) == 0 {
-                            p.push((l, [1.0, 0.5, 0.25][rng.below(3) as usize]));
-                        }
-                    }
+                    let mut p: Vec<u32> = (0..links as u32).filter(|_| rng.below(2) == 0).collect();
                     if p.is_empty() {
-                        p.push((rng.below(links as u32), 1.0));
+                        p.push(rng.below(links as u32));
                     }
                     p
                 })
@@ -218,8 +216,8 @@ mod tests {
             let rates = solve(&capacity, &paths);
             let mut load = vec![0.0; links];
             for (p, r) in paths.iter().zip(&rates) {
-                for &(l, w) in p {
-                    load[l as usize] += w * r;
+                for &l in p {
+                    load[l as usize] += r;
                 }
             }
             for l in 0..links {
@@ -230,12 +228,12 @@ mod tests {
             }
             for (i, p) in paths.iter().enumerate() {
                 // Bottleneck: a saturated link on which no flow has a higher rate.
-                let bottleneck = p.iter().any(|&(l, _)| {
+                let bottleneck = p.iter().any(|&l| {
                     load[l as usize] >= capacity[l as usize] * (1.0 - 1e-9)
                         && paths
                             .iter()
                             .zip(&rates)
-                            .filter(|(q, _)| q.iter().any(|&(m, _)| m == l))
+                            .filter(|(q, _)| q.contains(&l))
                             .all(|(_, &r)| r <= rates[i] * (1.0 + 1e-9))
                 });
                 assert!(bottleneck, "flow {i} of {paths:?}: rates {rates:?}");

@@ -1,0 +1,170 @@
+//! Which flows cross which links: every active flow's path is a block of hops in one flat arena,
+//! and each hop is a node of its link's doubly linked list of flows, so a flow joins or leaves its
+//! links in O(path length) and a link's flows are listed without scanning anything else.
+//!
+//! Blocks come in power-of-two sizes and are reused through one free list per size, so a run
+//! allocates only while its number of concurrent flows grows.
+
+/// No hop (end of a list, empty link).
+const NONE: u32 = u32::MAX;
+
+/// Per-link lists of flows and the arena of path hops.
+#[derive(Debug)]
+pub(super) struct Links {
+    /// First hop on each link.
+    head: Vec<u32>,
+    /// Flows on each link.
+    count: Vec<u32>,
+    /// Per hop: its link, its flow, and its neighbours in the link's list.
+    hop_link: Vec<u32>,
+    hop_flow: Vec<u32>,
+    hop_next: Vec<u32>,
+    hop_prev: Vec<u32>,
+    /// Free blocks by size class (block of 2^class hops).
+    free: Vec<Vec<u32>>,
+}
+
+/// Where a flow's hops are: a block of the arena.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct Block {
+    /// First hop.
+    pub start: u32,
+    /// Hops in use (the path's links).
+    pub len: u32,
+}
+
+impl Links {
+    /// Empty lists for `links` links.
+    pub(super) fn new(links: usize) -> Self {
+        Links {
+            head: vec![NONE; links],
+            count: vec![0; links],
+            hop_link: Vec::new(),
+            hop_flow: Vec::new(),
+            hop_next: Vec::new(),
+            hop_prev: Vec::new(),
+            free: vec![Vec::new(); 33],
+        }
+    }
+
+    /// Bytes per link of these lists (for the memory estimate).
+    pub(super) const BYTES_PER_LINK: u64 = 8;
+
+    /// Flows on each link now (what the walk balances).
+    pub(super) fn counts(&self) -> &[u32] {
+        &self.count
+    }
+
+    /// Puts flow `flow` on every link of `path`, returning where its hops are.
+    pub(super) fn join(&mut self, flow: u32, path: &[u32]) -> Block {
+        let len = path.len() as u32;
+        let class = len.max(1).next_power_of_two().trailing_zeros() as usize;
+        let start = match self.free[class].pop() {
+            Some(s) => s,
+            None => {
+                let s = self.hop_link.len() as u32;
+                let size = 1usize << class;
+                self.hop_link.resize(s as usize + size, NONE);
+                self.hop_flow.resize(s as usize + size, NONE);
+                self.hop_next.resize(s as usize + size, NONE);
+                self.hop_prev.resize(s as usize + size, NONE);
+                s
+            }
+        };
+        for (i, &l) in path.iter().enumerate() {
+            let h = start + i as u32;
+            let hu = h as usize;
+            self.hop_link[hu] = l;
+            self.hop_flow[hu] = flow;
+            let old = self.head[l as usize];
+            self.hop_next[hu] = old;
+            self.hop_prev[hu] = NONE;
+            if old != NONE {
+                self.hop_prev[old as usize] = h;
+            }
+            self.head[l as usize] = h;
+            self.count[l as usize] += 1;
+        }
+        Block { start, len }
+    }
+
+    /// Takes the flow of `block` off its links and frees the block.
+    pub(super) fn leave(&mut self, block: Block) {
+        for h in block.start..block.start + block.len {
+            let hu = h as usize;
+            let l = self.hop_link[hu] as usize;
+            let (prev, next) = (self.hop_prev[hu], self.hop_next[hu]);
+            if prev == NONE {
+                self.head[l] = next;
+            } else {
+                self.hop_next[prev as usize] = next;
+            }
+            if next != NONE {
+                self.hop_prev[next as usize] = prev;
+            }
+            self.count[l] -= 1;
+        }
+        let class = block.len.max(1).next_power_of_two().trailing_zeros() as usize;
+        self.free[class].push(block.start);
+    }
+
+    /// The links of a block, in path order.
+    #[inline]
+    pub(super) fn path(&self, block: Block) -> &[u32] {
+        &self.hop_link[block.start as usize..(block.start + block.len) as usize]
+    }
+
+    /// The flows on link `l` (most recent first).
+    #[inline]
+    pub(super) fn flows(&self, l: u32) -> FlowsOn<'_> {
+        FlowsOn {
+            links: self,
+            hop: self.head[l as usize],
+        }
+    }
+}
+
+/// Iterator over the flows of one link.
+pub(super) struct FlowsOn<'a> {
+    links: &'a Links,
+    hop: u32,
+}
+
+impl Iterator for FlowsOn<'_> {
+    type Item = u32;
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.hop == NONE {
+            return None;
+        }
+        let h = self.hop as usize;
+        self.hop = self.links.hop_next[h];
+        Some(self.links.hop_flow[h])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Flows join and leave in any order; the lists and counts follow, and blocks are reused.
+    #[test]
+    fn flows_join_and_leave_their_links() {
+        let mut links = Links::new(4);
+        let a = links.join(10, &[0, 1, 2]);
+        let b = links.join(11, &[1, 3]);
+        let c = links.join(12, &[1]);
+        assert_eq!(links.flows(1).collect::<Vec<_>>(), [12, 11, 10]);
+        assert_eq!(links.counts(), [1, 3, 1, 1]);
+        assert_eq!(links.path(a), [0, 1, 2]);
+        links.leave(b);
+        assert_eq!(links.flows(1).collect::<Vec<_>>(), [12, 10]);
+        links.leave(c);
+        links.leave(a);
+        assert!((0..4).all(|l| links.flows(l).next().is_none()));
+        assert_eq!(links.counts(), [0; 4]);
+        let d = links.join(13, &[3, 2, 1]);
+        assert_eq!(d.start, a.start, "the 4-hop block is reused");
+        assert_eq!(links.flows(2).collect::<Vec<_>>(), [13]);
+    }
+}

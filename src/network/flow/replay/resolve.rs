@@ -1,0 +1,220 @@
+//! Re-solving max-min rates after flows start or end, with work bounded per change.
+//!
+//! A change (a flow starting, a flow ending and freeing its links) can move the rates of every flow
+//! connected to it through shared links. While that connected component holds at most
+//! [`EXACT_FLOWS`] flows it is re-solved whole, which is exact max-min. Past that (a busy network
+//! where most flows are connected) only the changed flows' neighbourhood is: the new flows and the
+//! flows crossing their links or the freed links. They are solved against what the flows outside
+//! already take of the links they share (those keep their rates), so no link is overloaded, and the
+//! outside flows on the links of any flow whose rate moved by more than [`PROPAGATE`] are re-solved
+//! the next cycle against the rest (a `Relax` event), so the change spreads through the component
+//! one link per cycle and stops where it has become small. The work per change is bounded by the
+//! path length times the flows per link, not by the network or the component.
+
+use super::{Event, Message, Replay, cycles_to_send};
+use crate::error::Error;
+use crate::network::MAX_CYCLE;
+use crate::network::driver::Driver;
+use crate::network::flow::links::Links;
+
+/// Largest connected component (in flows) re-solved whole.
+const EXACT_FLOWS: usize = 256;
+/// A relative rate change above this makes the flows sharing the changed flow's links re-solve.
+const PROPAGATE: f64 = 1e-2;
+
+impl<D: Driver> Replay<'_, D> {
+    /// Recomputes the rates of the flows a change this cycle touches (see the module doc), advancing
+    /// their remaining phits to now first, and reschedules the flows whose rate changed.
+    pub(super) fn resolve(&mut self) {
+        if self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty() {
+            return;
+        }
+        let exact = self.gather(true);
+        if !exact {
+            self.gather(false);
+        }
+        for &m in &self.pending {
+            self.msgs[m as usize].pending = false;
+        }
+        self.seeds.clear();
+        self.pending.clear();
+        for &l in &self.freed_links {
+            self.link_freed[l as usize] = false;
+        }
+        self.freed_links.clear();
+        for (i, &m) in self.component.iter().enumerate() {
+            self.msgs[m as usize].slot = i as u32;
+        }
+        let (links, msgs, component, epoch) =
+            (&self.links, &self.msgs, &self.component, self.epoch);
+        let mine = |f: u32| msgs[f as usize].stamp == epoch;
+        let rate = |i: usize| msgs[component[i] as usize].rate;
+        let link_rate = |l: u32| self.link_rate[l as usize];
+        self.solver.solve(
+            component.len(),
+            |i| links.path(msgs[component[i] as usize].block),
+            |l, out| {
+                out.extend(
+                    links
+                        .flows(l)
+                        .filter(|&f| mine(f))
+                        .map(|f| msgs[f as usize].slot as usize),
+                )
+            },
+            (!exact).then_some((
+                &rate as &dyn Fn(usize) -> f64,
+                &link_rate as &dyn Fn(u32) -> f64,
+            )),
+            &mut self.rates,
+        );
+        for i in 0..self.component.len() {
+            let m = self.component[i];
+            let rate = self.rates[i];
+            let old = self.msgs[m as usize].rate;
+            if rate != old {
+                self.set_rate(m, rate);
+                if !exact && (rate - old).abs() > PROPAGATE * rate.max(old) {
+                    self.wake_neighbours(m);
+                }
+            }
+        }
+        if !self.pending.is_empty() && self.relax_at == u64::MAX {
+            self.relax_at = self.now + 1;
+            self.schedule(self.now + 1, Event::Relax);
+        }
+    }
+
+    /// Fills `component` with the flows to re-solve, stamped with a new epoch: with `whole`, the
+    /// connected component of this cycle's changes, unless it has more than [`EXACT_FLOWS`] flows
+    /// (then false); otherwise the new flows and the flows on their links, the flows on freed links
+    /// and the pending flows (whose neighbours moved: they take what is left around them).
+    fn gather(&mut self, whole: bool) -> bool {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.msgs.iter_mut().for_each(|m| m.stamp = 0);
+            self.link_stamp.iter_mut().for_each(|s| *s = 0);
+            self.epoch = 1;
+        }
+        self.component.clear();
+        let mut visit = Visit {
+            epoch: self.epoch,
+            link_stamp: &mut self.link_stamp,
+            links: &self.links,
+            msgs: &mut self.msgs,
+            component: &mut self.component,
+        };
+        for &m in &self.seeds {
+            visit.flow(m);
+        }
+        let changed = visit.component.len();
+        for &m in &self.pending {
+            visit.flow(m);
+        }
+        for &l in &self.freed_links {
+            visit.link(l);
+        }
+        let expand = if whole { usize::MAX } else { changed };
+        let mut i = 0;
+        while i < visit.component.len().min(expand) {
+            if whole && visit.component.len() > EXACT_FLOWS {
+                return false;
+            }
+            let block = visit.msgs[visit.component[i] as usize].block;
+            for &l in visit.links.path(block) {
+                visit.link(l);
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Flow `m` gets `rate`: its remaining phits are advanced to now and its end rescheduled (a flow
+    /// left without bandwidth waits for the next re-solve).
+    fn set_rate(&mut self, m: u32, rate: f64) {
+        let now = self.now;
+        let msg = &mut self.msgs[m as usize];
+        msg.remaining -= msg.rate * (now - msg.updated_at) as f64;
+        msg.updated_at = now;
+        let delta = rate - std::mem::replace(&mut msg.rate, rate);
+        for &l in self.links.path(msg.block) {
+            self.link_rate[l as usize] += delta;
+        }
+        let msg = &mut self.msgs[m as usize];
+        let (remaining, generation) = (msg.remaining, msg.generation);
+        if rate <= 0.0 {
+            msg.finish_at = u64::MAX;
+            if !std::mem::replace(&mut msg.pending, true) {
+                self.pending.push(m);
+            }
+            return;
+        }
+        let cycles = cycles_to_send(remaining, rate);
+        let at = cycles.and_then(|c| {
+            self.later(c, || {
+                format!("a flow of {remaining:.0} phits at rate {rate:e}")
+            })
+        });
+        let Some(at) = at else {
+            if cycles.is_none() && self.error.is_none() {
+                self.error = Some(Error::Invalid(format!(
+                    "a flow of {remaining:.0} phits at rate {rate:e} phits/cycle would end past \
+                     {MAX_CYCLE} cycles"
+                )));
+            }
+            return;
+        };
+        let msg = &mut self.msgs[m as usize];
+        msg.finish_at = at;
+        if at < msg.queued_at {
+            msg.queued_at = at;
+            self.schedule(at, Event::Finish(m, generation));
+        }
+    }
+
+    /// Queues for the next `Relax` the flows outside this re-solve that share a link with flow `m`.
+    fn wake_neighbours(&mut self, m: u32) {
+        let epoch = self.epoch;
+        let block = self.msgs[m as usize].block;
+        for &l in self.links.path(block) {
+            for f in self.links.flows(l) {
+                let msg = &mut self.msgs[f as usize];
+                if msg.stamp != epoch && !msg.pending {
+                    msg.pending = true;
+                    self.pending.push(f);
+                }
+            }
+        }
+    }
+}
+
+/// The walk that gathers flows through shared links in one epoch of `Replay::resolve`: every link
+/// and every flow is taken once.
+struct Visit<'a> {
+    epoch: u32,
+    link_stamp: &'a mut [u32],
+    links: &'a Links,
+    msgs: &'a mut [Message],
+    component: &'a mut Vec<u32>,
+}
+
+impl Visit<'_> {
+    /// Adds flow `f` if it is sending and not yet taken.
+    fn flow(&mut self, f: u32) {
+        let msg = &mut self.msgs[f as usize];
+        if msg.active && msg.stamp != self.epoch {
+            msg.stamp = self.epoch;
+            self.component.push(f);
+        }
+    }
+
+    /// Adds the flows on link `l` not yet taken (nothing if `l` was seen this epoch).
+    fn link(&mut self, l: u32) {
+        if self.link_stamp[l as usize] == self.epoch {
+            return;
+        }
+        self.link_stamp[l as usize] = self.epoch;
+        for f in self.links.flows(l) {
+            self.flow(f);
+        }
+    }
+}
