@@ -189,19 +189,23 @@ impl<D: Driver> Engine<'_, D> {
         }
     }
 
-    /// Fills `self.states` for `self.candidates`.
+    /// Fills `self.states` for `self.candidates`, and `self.trends` with their queues' trends (read
+    /// together, as a plan needs both).
     pub(super) fn fill_states(&mut self) {
         self.states.clear();
+        self.trends.clear();
         for i in 0..self.candidates.len() {
             let c = self.candidates[i];
+            let trend = self.trend(c.down);
             let state = CandidateState {
                 busy: self.chan_busy_until[c.channel as usize] > self.now,
                 credit: self.credit(c),
                 need: c.need,
-                occupancy: self.occupancy(c.down),
+                occupancy: trend.at(0),
                 escape: c.escape,
             };
             self.states.push(state);
+            self.trends.push(trend);
         }
     }
 
@@ -234,14 +238,5 @@ impl<D: Driver> Engine<'_, D> {
         } else {
             free
         }
-    }
-
-    /// Phits physically in buffer `d` now (0 at a node): its packets times P, less the phits of the
-    /// last one still to arrive and those of the one leaving that have left. Packets enter a buffer one
-    /// after another on its one feeding channel and leave one after another, one phit per cycle, so
-    /// only the last to arrive and the one leaving can be partial.
-    #[inline]
-    pub(super) fn occupancy(&self, d: u32) -> u32 {
-        self.trend(d).at(0)
     }
 }

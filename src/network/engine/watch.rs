@@ -71,14 +71,10 @@ impl Change {
 }
 
 impl<D: Driver> Engine<'_, D> {
-    /// Plans buffer `b`'s next look after its policy answered "retry" at this cycle (its candidates
-    /// and their states are in `self.candidates` and `self.states`), and watches the candidates.
+    /// Plans buffer `b`'s next look after its policy answered "retry" at this cycle (its candidates,
+    /// their states and trends are in `self.candidates`, `self.states` and `self.trends`), and
+    /// watches the candidates.
     pub(super) fn plan_retry(&mut self, b: u32) {
-        self.trends.clear();
-        for i in 0..self.candidates.len() {
-            let t = self.trend(self.candidates[i].down);
-            self.trends.push(t);
-        }
         let plan = self
             .selection
             .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);

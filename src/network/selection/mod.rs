@@ -86,22 +86,16 @@ impl Trend {
     /// packet starting or ending to arrive or to leave.
     #[inline]
     pub fn next_kink(&self, dt: u64) -> u64 {
-        let (p, t) = (i64::from(self.packet), dt as i64);
-        let mut next = i64::MAX;
-        for k in [
-            Some(self.arrive),
-            Some(self.arrive + p),
-            self.leave,
-            self.leave.map(|l| l + p),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            if k > t {
-                next = next.min(k);
-            }
+        if self.whole == 0 {
+            return u64::MAX;
         }
-        if self.whole == 0 || next == i64::MAX {
+        let (p, t) = (i64::from(self.packet), dt as i64);
+        let after = |k: i64| if k > t { k } else { i64::MAX };
+        let mut next = after(self.arrive).min(after(self.arrive + p));
+        if let Some(l) = self.leave {
+            next = next.min(after(l)).min(after(l + p));
+        }
+        if next == i64::MAX {
             u64::MAX
         } else {
             next as u64
