@@ -32,7 +32,7 @@ pub const MAX_PRICE: f64 = 1e12;
 
 impl PriceTable {
     /// Checks every price before anything is priced or written: finite, at least 0 and at most
-    /// [`MAX_PRICE`] (a `nan` would be written to `campaign.json` as `null`, which cannot be read
+    /// `MAX_PRICE` (a `nan` would be written to `campaign.json` as `null`, which cannot be read
     /// back), and every switch key a port count.
     pub fn validate(&self) -> Result<()> {
         let check = |key: &str, v: f64| {
