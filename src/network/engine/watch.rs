@@ -220,7 +220,10 @@ impl<D: Driver> Engine<'_, D> {
         }
     }
 
-    /// How buffer `d`'s occupancy moves from now while no event intervenes (0 at a node).
+    /// How buffer `d`'s occupancy moves from now while no event intervenes (0 at a node). Packets
+    /// enter a buffer one after another on its one feeding channel and leave one after another, one
+    /// phit per cycle, so only the last to arrive and the one leaving can be partial: its packets
+    /// times P, less the phits of the last still to arrive and those of the leaving one that left.
     #[inline]
     pub(super) fn trend(&self, d: u32) -> Trend {
         if d == SINK {
