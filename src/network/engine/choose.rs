@@ -170,9 +170,6 @@ impl<D: Driver> Engine<'_, D> {
             },
             Choice::Wait => Decision::Blocked,
             Choice::Retry { .. } if self.plans => {
-                if self.bufs[b as usize].waiting {
-                    self.leave_waiters(b);
-                }
                 self.plan_retry(b);
                 Decision::Watch
             }

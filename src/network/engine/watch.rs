@@ -73,8 +73,11 @@ impl Change {
 impl<D: Driver> Engine<'_, D> {
     /// Plans buffer `b`'s next look after its policy answered "retry" at this cycle (its candidates,
     /// their states and trends are in `self.candidates`, `self.states` and `self.trends`), and
-    /// watches the candidates.
+    /// watches the candidates (a head waiting for room stops waiting: the watch covers that too).
     pub(super) fn plan_retry(&mut self, b: u32) {
+        if self.bufs[b as usize].waiting {
+            self.leave_waiters(b);
+        }
         let plan = self
             .selection
             .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);
@@ -151,9 +154,6 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn plan_loser(&mut self, b: u32) {
         self.outcome.decisions += 1;
         self.fill_candidates(b);
-        if self.bufs[b as usize].waiting {
-            self.leave_waiters(b);
-        }
         self.fill_states();
         self.plan_retry(b);
     }
