@@ -6,9 +6,12 @@ use crate::load_latency::{self, SweepConfig};
 use crate::network::Routing;
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{campaign, placement, topology, trace, traffic, workload};
+use crate::{campaign, topology, trace, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
+
+mod values;
+use values::{parse_model, parse_routing, parse_routings, registry_help};
 
 /// Trace-driven application replay over flit-level models of interconnection networks.
 #[derive(Debug, Parser)]
@@ -252,46 +255,6 @@ enum TraceAction {
         #[arg(long, default_value = "auto", value_parser = trace::Format::NAMES)]
         format: String,
     },
-}
-
-fn parse_routing(text: &str) -> std::result::Result<Routing, String> {
-    Routing::parse(text).map_err(|e| e.to_string())
-}
-
-fn parse_model(text: &str) -> std::result::Result<crate::network::Model, String> {
-    text.parse().map_err(|e: crate::error::Error| e.to_string())
-}
-
-/// A comma-separated list of routing specs, whose own parameters are comma-separated too: a piece
-/// that is only `key=value` continues the spec before it (`minimal,lbr:period=8,valiant=2,ugal`).
-fn parse_routings(text: &str) -> Result<Vec<Routing>> {
-    let mut specs: Vec<String> = Vec::new();
-    for piece in text.split(',') {
-        match specs.last_mut() {
-            Some(last) if piece.contains('=') && !piece.contains(':') => {
-                last.push(',');
-                last.push_str(piece);
-            }
-            _ => specs.push(piece.to_string()),
-        }
-    }
-    specs.iter().map(|s| Routing::parse(s)).collect()
-}
-
-fn registry_help() -> String {
-    format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nNetwork presets ([network] preset):\n{}",
-        topology::REGISTRY.help(),
-        workload::REGISTRY.help(),
-        placement::REGISTRY.help(),
-        traffic::REGISTRY.help(),
-        crate::routing::REGISTRY.help(),
-        crate::network::PRESETS
-            .iter()
-            .map(|p| format!("  {:<12} {}", p.name, p.help))
-            .collect::<Vec<_>>()
-            .join("\n")
-    )
 }
 
 /// Runs the parsed command, printing its result to stdout.

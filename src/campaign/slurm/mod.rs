@@ -24,6 +24,9 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod shell;
+use shell::{comment, quote, quote_path, utf8};
+
 /// The layout file, relative to the results directory.
 pub const LAYOUT: &str = "slurm/layout.json";
 
@@ -111,40 +114,6 @@ pub struct Scripts {
     pub partition: Option<String>,
     /// `--time`, if given.
     pub time: Option<String>,
-}
-
-/// Single-quotes `text` for bash.
-fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
-}
-
-/// A path single-quoted for a command line printed to be copied into a shell.
-fn quote_path(path: &Path) -> String {
-    quote(&path.display().to_string())
-}
-
-/// `text` for one `#` comment line: control characters (a newline would end the comment and start
-/// a command) are written escaped, as `\n`.
-fn comment(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().collect()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// A path as UTF-8 (scripts are text), or an error naming it.
-fn utf8(path: &Path) -> Result<&str> {
-    path.to_str().ok_or_else(|| {
-        Error::Invalid(format!(
-            "{} is not UTF-8; the Slurm scripts cannot name it",
-            path.display()
-        ))
-    })
 }
 
 impl Scripts {

@@ -1,0 +1,103 @@
+//! One collective call of a rank: its order checked against the communicator's other members, its
+//! ops expanded by [`crate::mpi::collectives`] with peers in world ranks, and their range kept as a region.
+
+use super::*;
+
+impl RankLowering<'_> {
+    /// Appends a collective's ops, remembering their range as a region named after the call.
+    pub(super) fn emit_collective(&mut self, name: &'static str, ops: Vec<Op>) {
+        let first = self.ops.len() as u32;
+        self.ops.extend(ops);
+        let end = self.ops.len() as u32;
+        if end > first {
+            self.regions
+                .push(crate::workload::Region { first, end, name });
+        }
+    }
+
+    /// The ops of one collective call, its peers in world ranks; checks the call order.
+    pub(super) fn collective(
+        &mut self,
+        b: Bound,
+        op: &Collective,
+        pos: Pos,
+        comms: &Comms,
+        algorithms: &Algorithms,
+        log: &mut Vec<Vec<Logged>>,
+    ) -> Result<Vec<Op>, Msg> {
+        let n = comms.size(b.comm);
+        if let Some(root) = op.root()
+            && root >= n
+        {
+            return Err(format!(
+                "{} root {root} is outside the communicator (ranks 0..{n})",
+                op.name()
+            ));
+        }
+        let counts = match op {
+            Collective::ReduceScatter { counts }
+            | Collective::Scatterv { counts, .. }
+            | Collective::Allgatherv { counts } => Some(counts),
+            Collective::Alltoallv { send } => Some(send),
+            _ => None,
+        };
+        if let Some(c) = counts
+            && c.len() != n as usize
+        {
+            return Err(format!(
+                "{} lists {} counts for a communicator of {n} ranks",
+                op.name(),
+                c.len()
+            ));
+        }
+        let seq = self.coll_seq.entry(b.comm).or_insert(0);
+        let k = *seq;
+        *seq += 1;
+        if log.len() <= b.comm as usize {
+            log.resize(b.comm as usize + 1, Vec::new());
+        }
+        let entry = Logged {
+            name: op.name(),
+            root: op.root(),
+            rank: self.rank,
+            pos,
+        };
+        let calls = &mut log[b.comm as usize];
+        match calls.get(k as usize) {
+            None => calls.push(entry),
+            Some(first) if first.name != entry.name || first.root != entry.root => {
+                let root = |r: Option<u32>| r.map_or(String::new(), |r| format!(" (root {r})"));
+                return Err(format!(
+                    "collectives called in different orders on one communicator: rank {} calls {}{} \
+                     as its collective #{} there, where rank {} called {}{} (line {})",
+                    self.rank,
+                    entry.name,
+                    root(entry.root),
+                    k + 1,
+                    first.rank,
+                    first.name,
+                    root(first.root),
+                    first.pos.at
+                ));
+            }
+            Some(_) => {}
+        }
+        let mut ops = Vec::new();
+        let tag = collective_tag(b.comm, k);
+        collectives::expand(op, n, b.me, tag, algorithms, &mut ops);
+        if let Some(members) = comms.members(b.comm) {
+            for o in &mut ops {
+                match o {
+                    Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => {
+                        *to = members[*to as usize]
+                    }
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } => {
+                        *from = members[*from as usize]
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(ops)
+    }
+}
