@@ -3,7 +3,7 @@
 //! Native: `cargo bench --bench trace_parse` writes a 256 MB trace (1024 ranks of sends, receives,
 //! non-blocking requests and computation, the mix an MPI application produces) into the bench's
 //! scratch folder; `cargo bench --bench trace_parse -- MB` writes MB megabytes instead (1024 for the
-//! 1 GB case of issue 3). It then times reading the plain file, the zstd file, a first cached read
+//! 1 GB case). It then times reading the plain file, the zstd file, a first cached read
 //! (parse + cache write) and a cached re-run (hash + decode, no parsing), printing MB/s of text.
 //!
 //! DUMPI: the records of the NPB MG sample (`traces/dumpi/npb3.3-mpich/mg.S.16`) repeated into

@@ -188,7 +188,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 mod tests {
     use super::*;
 
-    /// Issue 15, problem 7: a file error quoting a huge token shows a short prefix only.
+    /// A file error quoting a huge token shows a short prefix only.
     #[test]
     fn p7_file_errors_quote_a_short_prefix() {
         let e = Error::File {

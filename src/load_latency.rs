@@ -232,8 +232,8 @@ mod tests {
         }
     }
 
-    /// Issue 15, problem 1: a tiny step was expanded into a list of 10^19 loads (a capacity
-    /// overflow panic) or a 7 TB allocation before the length was checked.
+    /// A tiny step is refused before it is expanded into a list of 10^19 loads (a capacity overflow
+    /// panic) or a 7 TB allocation.
     #[test]
     fn p1_load_list_length_checked_before_building() {
         for step in ["1e-19", "1e-12", "1e-300", "5e-324"] {

@@ -1,4 +1,4 @@
-//! Campaigns and costs end to end (issue 6): `topology --json` cost against seed 004 Table 3, campaigns
+//! Campaigns and costs end to end: `topology --json` cost against seed 004 Table 3, campaigns
 //! that resume after a kill without losing or duplicating a run, shards that merge into the same report.
 
 use std::process::{Command, Output};
@@ -238,7 +238,7 @@ fn mismatched_configs_are_refused() {
     let _ = std::fs::remove_file(other);
 }
 
-/// Issue 17 without a cluster: the scripts `--slurm` writes, run by bash as Slurm would run them
+/// Slurm without a cluster: the scripts `--slurm` writes, run by bash as Slurm would run them
 /// (`SLURM_ARRAY_TASK_ID` set), give the report of an unsharded campaign; `--status` follows the
 /// shards; a changed `--array` and a `--submit` without sbatch are refused with clear errors.
 /// (`tests/slurm.rs` does the same on a real Slurm cluster.)

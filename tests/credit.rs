@@ -1,5 +1,5 @@
-//! Credit delay, the allocation stage of the router pipeline and the `booksim-iq` preset (issue 14,
-//! item 6): exact cycles on a tiny line of switches derived by hand, and the preset's zero-load latency
+//! Credit delay, the allocation stage of the router pipeline and the `booksim-iq` preset:
+//! exact cycles on a tiny line of switches derived by hand, and the preset's zero-load latency
 //! against Booksim2's. That `credit_delay = 0` and `allocation_delay = 0` keep every earlier cycle is what
 //! the rest of the suite (tests/engine_timing.rs and the workload tests) checks.
 
@@ -107,7 +107,7 @@ fn allocation_delay_is_paid_at_the_front_of_the_queue() {
     assert_eq!(stream(1, model(5)), 4 + 16 + 3 * 5);
 }
 
-/// Booksim2 @28f4329 (issue 14): 8x8 torus, dateline, uniform traffic at load 0.02, 16-flit packets,
+/// Booksim2 @28f4329: 8x8 torus, dateline, uniform traffic at load 0.02, 16-flit packets,
 /// 64-flit VC buffers, non-speculative 3-stage router: 38.2 cycles. The preset is within 2%.
 #[test]
 fn booksim_preset_zero_load_latency_on_the_torus() {

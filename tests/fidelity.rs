@@ -1,4 +1,4 @@
-//! Issue 14: model fixes that make netreplay agree with Booksim2 and INSEE/FSIN where the model is the
+//! Model fixes that make netreplay agree with Booksim2 and INSEE/FSIN where the model is the
 //! same. Each test names the reference behaviour it checks; cycle counts are kept small so the file
 //! runs in seconds.
 
@@ -127,7 +127,7 @@ fn dragonfly_point(pattern: &str, load: f64, routing: &str) -> netreplay::networ
     common::routed_point("dragonfly:p=2,a=4,h=2", pattern, load, routing)
 }
 
-/// UGAL on the dragonfly p=2, a=4, h=2 (issue 14): never worse than minimal routing under uniform
+/// UGAL on the dragonfly p=2, a=4, h=2: never worse than minimal routing under uniform
 /// traffic, within 10% of Valiant under next-group traffic.
 ///
 /// Under uniform traffic every first hop is equally loaded, so UGAL must route (almost) minimally and
@@ -238,8 +238,8 @@ fn ugal_default_bias_scales_with_the_queue() {
     );
 }
 
-/// The model issue 14 found flagging saturation late: free-output selection, losers choosing again in
-/// the same cycle (netreplay's switch before issue 14).
+/// The model that flagged saturation late: free-output selection, losers choosing again in
+/// the same cycle (netreplay's first switch).
 fn free_model() -> NetworkModel {
     NetworkModel {
         selection: netreplay::network::Selection::free(),
@@ -261,7 +261,7 @@ fn open_loop_point_with(
     common::open_loop_point(spec, "uniform", model, load, seed)
 }
 
-/// Issue 14's late saturation flags, judged now as Booksim does over sample periods: the 8x8 torus
+/// The late saturation flags, judged now as Booksim does over sample periods: the 8x8 torus
 /// (dateline, half-way ties forced +, peak accepted 0.47) at 0.48 and the 16x16 mesh (peak 0.195) at
 /// 0.20 accept within 5% of the offered load and drain their labelled packets, but latency keeps
 /// growing from the first sample periods to the last: unstable, with the default 10,000-cycle window.

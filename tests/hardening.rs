@@ -1,4 +1,5 @@
-//! Issue 15 (hardening): one regression test per numbered problem, each named after it. Bad or
+//! Hardening: one regression test per problem found by probing as a careless user would, each named
+//! after it (`pN_...`). Bad or
 //! extreme input ends in a clear error and a non-zero exit, never a panic, a wrong number, an
 //! unbounded allocation or a lost result.
 

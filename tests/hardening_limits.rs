@@ -1,4 +1,4 @@
-//! Issue 15 (hardening), problems 6 and 9: runs too large for the machine are refused at once with
+//! Hardening, problems 6 and 9: runs too large for the machine are refused at once with
 //! a memory estimate, topology metrics stay bounded in time on the largest accepted specs, and long
 //! runs can show progress.
 

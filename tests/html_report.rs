@@ -1,4 +1,4 @@
-//! Issue 16: the HTML reports render in a real browser. Headless Chromium loads each page (a run's
+//! The HTML reports render in a real browser. Headless Chromium loads each page (a run's
 //! `--html`, a campaign's `report.html`, a sweep's `load-latency.html`) with a check script appended
 //! to a copy (the reports themselves carry no script): on load it measures every inline `<svg>` and
 //! writes the result into the page title, which `--dump-dom` prints. The test fails if a figure has

@@ -70,7 +70,7 @@ fn zero_load_latency_matches_the_hand_computed_average() {
 /// On a 4-ary 2-cube torus with FIFO input queues, uniform traffic saturates between 0.6 and 0.8
 /// phits/node/cycle (head-of-line blocking keeps it below the links' limit). Below, every generated
 /// phit is accepted; above, accepted throughput flattens and the points are flagged. (Since half-way
-/// destinations pick their direction at random per packet, issue 14, the + and - links share the load
+/// destinations pick their direction at random per packet, the + and - links share the load
 /// and offered 0.9 is accepted at 0.78; it was below 0.765 with every tie going the + way.)
 #[test]
 fn accepted_equals_offered_below_saturation_and_flattens_above() {

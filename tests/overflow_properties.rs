@@ -1,4 +1,4 @@
-//! Issue 15, problem 2 as properties: any sequence of u64 values that meets time or sizes either runs
+//! Checked arithmetic as properties: any sequence of u64 values that meets time or sizes either runs
 //! to the exact answer or is refused naming a value; nothing wraps, nothing panics.
 
 use netreplay::load_latency::parse_loads;

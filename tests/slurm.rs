@@ -1,4 +1,4 @@
-//! Campaigns on a real Slurm cluster (issue 17): `tests/slurm/run.sh` starts munged, slurmctld and
+//! Campaigns on a real Slurm cluster: `tests/slurm/run.sh` starts munged, slurmctld and
 //! slurmd on this machine, submits a campaign with `campaign --slurm --submit`, checks the merged
 //! report against a local campaign, cancels an array task mid-way and checks that a resubmission
 //! completes every run exactly once.

@@ -1,4 +1,4 @@
-//! Issue 16: the replay timeline (Chrome trace-event JSON), link load over time and the critical path.
+//! The replay timeline (Chrome trace-event JSON), link load over time and the critical path.
 //!
 //! Timelines of a 64-rank seed-004 workload and of a SimGrid NPB trace are checked against the
 //! trace-event rules (required fields, matched B/E, X with dur, time order per track), every rank's
@@ -298,7 +298,7 @@ fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
     // partner at stage s is r XOR 2^s: stages 0-1 stay under one leaf switch (L = 2 links), stages
     // 2-3 turn at level 1 (L = 4), stages 4-5 at the top (L = 6). Each stage is a permutation that
     // adaptive up-routing over free outputs only, losers choosing again in the same cycle (the model
-    // before issue 14), spreads without conflict, so the critical path is 6 messages and
+    // netreplay's first switch), spreads without conflict, so the critical path is 6 messages and
     // 6 x 256 + 2 x (2 + 4 + 6) = 1560 cycles, all of it latency. (FSIN's selection, the default,
     // may send a head to a busy but less occupied output: 62 cycles of contention, tested below.)
     let config = scratch("bu-free.toml");

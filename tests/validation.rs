@@ -1,4 +1,4 @@
-//! The fast half of the validation suite (`validation/`, issue 14): netreplay against figures measured
+//! The fast half of the validation suite (`validation/`): netreplay against figures measured
 //! with FSIN and Booksim2, read from `validation/reference.json` (tool, commit and configuration are
 //! stated there). `validation/run.py` runs every case, the 4,096-node ones included.
 

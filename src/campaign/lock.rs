@@ -64,7 +64,7 @@ impl DirLock {
 mod tests {
     use super::*;
 
-    /// Issue 15, problem 3: a second lock on the same directory is refused naming the holder's pid;
+    /// A second lock on the same directory is refused naming the holder's pid;
     /// once the holder lets go, it can be taken again.
     #[test]
     fn p3_second_lock_refused_naming_the_holder() {

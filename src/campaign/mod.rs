@@ -531,7 +531,7 @@ mod tests {
         );
     }
 
-    /// Issue 15, problem 10: `--jobs 100000` started 100000 threads.
+    /// `--jobs 100000` must not start 100000 threads: jobs are capped to the machine's parallelism.
     #[test]
     fn p10_jobs_capped_to_available_parallelism() {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);

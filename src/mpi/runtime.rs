@@ -139,7 +139,7 @@ pub struct Ranks<'p> {
     free_rendezvous: Vec<u32>,
     stats: MpiStats,
     finished: u32,
-    /// Instruments for the timeline and the critical path (issue 16); `None`: no cost.
+    /// Instruments for the timeline and the critical path; `None`: no cost.
     watch: Option<Box<Watch<'p>>>,
 }
 

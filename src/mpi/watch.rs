@@ -1,4 +1,4 @@
-//! The runtime's instruments (issue 16): the timeline's observer and the critical-path tracker, with
+//! The runtime's instruments: the timeline's observer and the critical-path tracker, with
 //! the per-rank state they need. A child of `runtime.rs` so it can read the ranks' state; none of it
 //! runs unless [`Ranks::watched`] was called.
 

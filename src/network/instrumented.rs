@@ -1,4 +1,4 @@
-//! A simulation with instruments attached (issue 16): link load over time, a rank observer (the replay
+//! A simulation with instruments attached: link load over time, a rank observer (the replay
 //! timeline) and the critical path. Kept apart from [`super::simulate`], whose runs carry none of
 //! them and pay nothing for them.
 

@@ -1,6 +1,6 @@
 //! How much memory a simulation will take, estimated before anything large is built, so that a run
 //! too big for the machine is refused at once with the figure instead of growing for minutes and
-//! aborting on an allocation failure (issue 15, problem 6).
+//! aborting on an allocation failure.
 //!
 //! The estimate counts the engine's flat arrays (per switch port and virtual channel: a buffer, its
 //! credits and FIFO slots; per port and node: a channel with its busy time, phit count and waiter
@@ -161,7 +161,7 @@ mod tests {
         assert_eq!(human(3 << 30), "3.0 GiB");
     }
 
-    /// Issue 15, problem 6: the 16.7 M-node fat-tree is estimated (without building the engine) at
+    /// The 16.7 M-node fat-tree is estimated (without building the engine) at
     /// far more than a small limit, and refused with the figure.
     #[test]
     fn p6_memory_estimate_refuses_a_network_too_large() {

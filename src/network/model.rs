@@ -111,7 +111,7 @@ pub enum LoserRetry {
     /// Next cycle, as in FSIN and Booksim (each cycle's requests are made once).
     #[default]
     NextCycle,
-    /// In the same cycle, among the outputs still free (netreplay before issue 14).
+    /// In the same cycle, among the outputs still free (netreplay's first switch).
     SameCycle,
 }
 
@@ -246,7 +246,7 @@ impl NetworkModel {
             })
     }
 
-    /// Booksim2's input-queued router as the issue-14 reference runs configure it, in this engine's
+    /// Booksim2's input-queued router as the reference runs of `validation/` configure it, in this engine's
     /// terms. A head crosses a Booksim router in routing (0), VC allocation (1), switch allocation (1)
     /// and crossbar (1) cycles, so `routing_delay` is 3 (zero-load latency agrees within 1.3%). Its VC
     /// state machine routes and allocates a packet only once the head is at the front of its VC, after
@@ -274,8 +274,8 @@ impl NetworkModel {
     }
 
     /// FSIN (INSEE @2140aec) run with its own defaults rather than seed 004 §3.1's text: `nchan = 2`
-    /// virtual channels, round-robin arbitration (`amode`), a 4-packet injection queue. Issue 14's FSIN
-    /// runs give BU thin/fat ratios at 4,096 nodes that fit Table 5a only with these, so the published
+    /// virtual channels, round-robin arbitration (`amode`), a 4-packet injection queue. FSIN's own
+    /// runs (`validation/`) give BU thin/fat ratios at 4,096 nodes that fit Table 5a only with these, so the published
     /// tables were most likely made with them (see the README).
     pub fn fsin_default() -> NetworkModel {
         NetworkModel {

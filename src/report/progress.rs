@@ -1,4 +1,4 @@
-//! Progress of long runs on stderr (issue 15, problem 9): an indicatif bar when stderr is a terminal,
+//! Progress of long runs on stderr: an indicatif bar when stderr is a terminal,
 //! plain lines every few seconds when `--progress` asks for it on a pipe or file, nothing with
 //! `--quiet`. The work runs on the calling thread; a scoped thread polls what it publishes.
 

@@ -44,7 +44,7 @@ pub trait NetView {
     /// `target` (the least of its candidates): what the next buffer holds or has been promised, plus
     /// the heads of the switch asking for the link (their mean over the last packet time, and those
     /// waiting for credits). In an input-queued switch those heads are the output's queue; without
-    /// them a switch whose own link is the bottleneck sees no queue (issue 14).
+    /// them a switch whose own link is the bottleneck sees no queue.
     fn first_hop_queue(&mut self, src: u32, target: u32) -> u64;
     /// Phits one switch input queue holds (the model's `input_queue_packets` x packet phits): the
     /// scale of [`NetView::first_hop_queue`], which UGAL's default minimal bias is a fraction of.

@@ -11,7 +11,7 @@
 //! the last packet time. In an input-queued switch those heads are the output's queue. Credits alone
 //! miss it where the switch's own link is the bottleneck: under next-group traffic on a dragonfly the
 //! router holding the group's one minimal global link sees that link's next buffer drain at once, so
-//! its own nodes always went minimal and UGAL saturated at 0.20 where Valiant carries 0.36 (issue 14).
+//! its own nodes always went minimal and UGAL saturated at 0.20 where Valiant carries 0.36.
 //!
 //! **The bias** follows Booksim2 (`ugal_dragonflynew` in `src/networks/dragonfly.cpp`, @28f4329:
 //! minimal unless `min_queue > 2 * nonmin_queue + adaptive_threshold`, "this constant biases the

@@ -1,6 +1,6 @@
 //! Graph metrics of a built topology for `topology --json`: diameter and average distance between
-//! nodes by breadth-first search, and the hop counts of the routing function's own paths (issue 4;
-//! seed 001 Table I and Theorem 6 state them for MiKANT, Clos and the k-ary n-tree).
+//! nodes by breadth-first search, and the hop counts of the routing function's own paths
+//! (seed 001 Table I and Theorem 6 state them for MiKANT, Clos and the k-ary n-tree).
 //!
 //! Distances count links between nodes, both node links included, as seeds 000, 001 and 004 do (two
 //! nodes on one switch are 2 apart). BFS follows the direction of channels, so unidirectional

@@ -323,7 +323,7 @@ mod tests {
         );
     }
 
-    /// Issue 15, problem 2: the compute and byte totals wrapped (u64::MAX + 10 summed to 9).
+    /// The compute and byte totals are checked, never wrapped (u64::MAX + 10 must not sum to 9).
     #[test]
     fn p2_trace_check_sums_are_checked() {
         let p = Program::from_fn(2, |r, ops| {

@@ -1,4 +1,4 @@
-//! Compute time from timestamps (issue 13), end to end: an OTF2 and a DUMPI trace whose rank 0
+//! Compute time from timestamps, end to end: an OTF2 and a DUMPI trace whose rank 0
 //! computes 1 ms before sending one small message replay in exactly 1 ms × `cycles_per_second` plus
 //! the message's time; `compute_scale=0.5` halves the compute part and `compute=off` removes it.
 //! The message's time is that of the same exchange written as a native trace.

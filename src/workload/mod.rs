@@ -286,7 +286,7 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     }
     /// An upper bound on the bytes [`Generator::generate`] will hold for `ranks` ranks, known before
     /// generating, so that a run or `generate` too large for the machine is refused at once instead of
-    /// being killed by the kernel (issue 15). `None` when the generator cannot say (a trace's program is
+    /// being killed by the kernel. `None` when the generator cannot say (a trace's program is
     /// already in memory when its generator exists). The default covers seed 004's patterns: see
     /// [`pattern_bytes_bound`].
     fn bytes_bound(&self, ranks: u32) -> Option<u64> {

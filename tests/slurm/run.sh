@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A campaign on a real, one-machine Slurm cluster (issue 17), run by tests/slurm.rs:
+# A campaign on a real, one-machine Slurm cluster, run by tests/slurm.rs:
 #
 #   NETREPLAY=/path/to/netreplay bash tests/slurm/run.sh
 #

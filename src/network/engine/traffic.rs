@@ -209,7 +209,7 @@ impl NetView for View<'_> {
                     }
                 };
                 // The heads of this switch asking for the link: in an input-queued switch they are
-                // the output's queue, which the next buffer's credits do not show (issue 14).
+                // the output's queue, which the next buffer's credits do not show.
                 let c = channel as usize;
                 let asking = self.demand.get(c).map_or(0, |d| d.last_window(window));
                 let waiting = u64::from(self.chans[c].waiters) * u64::from(self.packet_phits);
