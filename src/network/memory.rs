@@ -35,8 +35,8 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     let slots = ports
         * vcs
         * (u64::from(model.input_queue_packets) + u64::from(model.output_queue_packets));
-    // Per buffer: the record, free phits, the construction-time feeder and capacity arrays, and the
-    // room lent under phit credits.
+    // Per buffer: the record (free phits included), the construction-time free-phit, feeder and
+    // capacity arrays, and the room lent under phit credits.
     let lent = if model.credits == super::CreditUnit::Phit {
         2
     } else {

@@ -202,11 +202,13 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn start(&mut self, b: u32, cand: Candidate) {
         let now = self.now;
         let p = self.packet_phits;
+        self.epoch += 1;
         self.stop_waiting(b);
         self.unwatch(b);
         let pkt = if self.is_injection(b) {
             self.new_packet(b - self.inj_base)
         } else {
+            self.routes.release(b);
             self.pop_front(b)
         };
         if b < self.inj_base {
@@ -253,14 +255,14 @@ impl<D: Driver> Engine<'_, D> {
                 .schedule(ready + u64::from(p), Event::Deliver(pkt));
         } else {
             let down = cand.down;
-            let free = self.buf_free[down as usize];
+            let free = self.bufs[down as usize].free;
             if free >= p {
-                self.buf_free[down as usize] = free - p;
+                self.bufs[down as usize].free = free - p;
             } else {
                 // Phit credits: the rest is the leaving packet's room, repaid by its credit return.
                 debug_assert!(self.phit_credits && self.room(down) >= p);
                 self.lent[down as usize] = (p - free) as u16;
-                self.buf_free[down as usize] = 0;
+                self.bufs[down as usize].free = 0;
             }
             self.bufs[down as usize].in_at = now + u64::from(self.chans[c].lag);
             let ready = if down < self.inj_base {
@@ -280,6 +282,7 @@ impl<D: Driver> Engine<'_, D> {
 
     pub(super) fn transmit_done(&mut self, channel: u32) {
         let b = self.chans[channel as usize].sender;
+        self.epoch += 1;
         self.bufs[b as usize].sending = false;
         self.wake_waiters(channel);
         self.notify(channel, watch::Change::Freed);
@@ -320,7 +323,8 @@ impl<D: Driver> Engine<'_, D> {
             Some(lent) => u32::from(std::mem::take(lent)),
             None => 0,
         };
-        self.buf_free[b as usize] += self.packet_phits - lent;
+        self.epoch += 1;
+        self.bufs[b as usize].free += self.packet_phits - lent;
         let feeder = self.bufs[b as usize].feeder;
         self.wake_waiters(feeder);
         self.notify(feeder, watch::Change::Credit);

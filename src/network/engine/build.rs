@@ -112,6 +112,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         for b in 0..buffers as usize {
             bufs.push(Buffer {
                 dirty_at: u64::MAX,
+                free: buf_free[b],
                 feeder: buf_feeder[b],
                 fifo_start: total,
                 fifo_cap: fifo_cap[b] as u16,
@@ -198,7 +199,6 @@ impl<'a, D: Driver> Engine<'a, D> {
                 Vec::new()
             },
             bufs,
-            buf_free,
             fifo_slots: vec![0; total as usize],
             pkts: Vec::new(),
             free_pkts: Vec::new(),
@@ -214,7 +214,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             now: 0,
             active_at: 0,
             route_scratch: Vec::new(),
+            routes: routes::RouteCache::new(inj_base),
             candidates: Vec::new(),
+            epoch: 0,
+            filled_at: (u64::MAX, 0),
+            filled_for: Vec::new(),
             states: Vec::new(),
             trends: Vec::new(),
             watch: Default::default(),

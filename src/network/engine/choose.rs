@@ -16,6 +16,10 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn fill_candidates(&mut self, b: u32) {
         self.candidates.clear();
         let p = self.packet_phits;
+        if let Some(kept) = self.routes.get(b) {
+            self.candidates.extend_from_slice(kept);
+            return;
+        }
         if b < self.inj_base {
             let port = b / self.vcs;
             let sw = self.port_switch[port as usize];
@@ -69,6 +73,7 @@ impl<D: Driver> Engine<'_, D> {
                     });
                 }
             }
+            self.routes.keep(b, &self.candidates);
         } else if b < self.out_base {
             let channel = self.ports + (b - self.inj_base);
             let down = self.chan_down[channel as usize];
@@ -187,8 +192,14 @@ impl<D: Driver> Engine<'_, D> {
     }
 
     /// Fills `self.states` for `self.candidates`, and `self.trends` with their queues' trends (read
-    /// together, as a plan needs both).
+    /// together, as a plan needs both), unless they were filled for the same candidates in this
+    /// cycle with nothing they read changed since (`epoch`).
     pub(super) fn fill_states(&mut self) {
+        if self.filled_at == (self.now, self.epoch) && self.filled_for == self.candidates {
+            return;
+        }
+        self.filled_at = (self.now, self.epoch);
+        self.filled_for.clone_from(&self.candidates);
         self.states.clear();
         self.trends.clear();
         for i in 0..self.candidates.len() {
@@ -222,7 +233,7 @@ impl<D: Driver> Engine<'_, D> {
     /// ahead of its credits, so a packet started now finds a free slot for every phit it sends.
     #[inline]
     pub(super) fn room(&self, d: u32) -> u32 {
-        let free = self.buf_free[d as usize];
+        let free = self.bufs[d as usize].free;
         if !self.phit_credits {
             return free;
         }

@@ -52,6 +52,7 @@ mod alloc;
 mod build;
 mod choose;
 mod record;
+mod routes;
 mod summary;
 mod traffic;
 mod watch;
@@ -64,7 +65,7 @@ const SINK: u32 = u32::MAX;
 const NOWHERE: u32 = u32::MAX - 1;
 
 /// A candidate next hop for the packet at the front of a buffer, resolved to engine ids.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Candidate {
     channel: u32,
     /// Buffer it feeds, [`SINK`] at a node.
@@ -163,9 +164,13 @@ impl Demand {
     }
 }
 
-/// The state of one buffer (a FIFO of whole packets) and its credits.
+/// The state of one buffer (a FIFO of whole packets) and its credits, in one cache line: a head's
+/// choice reads, per candidate, its downstream buffer's credits and occupancy trend together.
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 struct Buffer {
+    /// Free phits: the credits its feeding channel sees.
+    free: u32,
     /// Cycle at which it was last marked for allocation (deduplicates the dirty list).
     dirty_at: u64,
     /// The channel that feeds it.
@@ -288,8 +293,6 @@ pub(super) struct Engine<'a, D: Driver> {
     /// Requests per channel, kept only for non-minimal routing (empty otherwise).
     demand: Vec<Demand>,
     bufs: Vec<Buffer>,
-    /// Free phits of each buffer: the credits its feeding channel sees (compact: scanned per candidate).
-    buf_free: Vec<u32>,
     /// Phits of room a packet borrowed against each buffer's leaving packet, repaid when that packet's
     /// credits return (`credits = "phit"` only; empty otherwise).
     lent: Vec<u16>,
@@ -314,11 +317,20 @@ pub(super) struct Engine<'a, D: Driver> {
     /// Last cycle with an event other than a credit return: the run's end when the queue runs dry.
     active_at: u64,
     route_scratch: Vec<RouteChoice>,
+    /// The candidates of switch input queues' heads, kept until the head leaves.
+    routes: routes::RouteCache,
     candidates: Vec<Candidate>,
     /// What the selection policy is told about each of `candidates`.
     states: Vec<crate::network::selection::CandidateState>,
     /// How each candidate's queue moves, and what a plan depended on (planned retries).
     trends: Vec<crate::network::selection::Trend>,
+    /// Counts changes to what `states` and `trends` read (a channel's busy time, a buffer's
+    /// packets, credits and streaming); with the cycle, it says when they can be reused.
+    epoch: u64,
+    /// The (cycle, epoch) and candidates `states` and `trends` were last filled for: heads of one
+    /// switch that share candidates and ask in the same cycle read them once.
+    filled_at: (u64, u64),
+    filled_for: Vec<Candidate>,
     watch: crate::network::selection::Watch,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,

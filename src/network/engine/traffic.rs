@@ -118,7 +118,6 @@ impl<D: Driver> Engine<'_, D> {
             port_start: &self.port_start,
             chan_down: &self.chan_down,
             bufs: &self.bufs,
-            buf_free: &self.buf_free,
             chans: &self.chans,
             demand: &self.demand,
             scratch: &mut self.route_scratch,
@@ -145,7 +144,6 @@ struct View<'e> {
     port_start: &'e [u32],
     chan_down: &'e [u32],
     bufs: &'e [Buffer],
-    buf_free: &'e [u32],
     chans: &'e [Channel],
     demand: &'e [Demand],
     scratch: &'e mut Vec<RouteChoice>,
@@ -205,7 +203,7 @@ impl NetView for View<'_> {
                     SINK | NOWHERE => 0,
                     down => {
                         let d = (down + c.vc * self.copies) as usize;
-                        u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.buf_free[d]
+                        u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.bufs[d].free
                     }
                 };
                 // The heads of this switch asking for the link: in an input-queued switch they are
