@@ -450,6 +450,33 @@ fn mutated_trace_caches_never_panic() {
 }
 
 /// Spec strings of every kind and the TOML configs of `configs/`, mutated as text.
+/// `text` with every trace cache location turned off: a config's checks open its traces, and a
+/// mutated `cache=off` would otherwise write a cache into a directory named by the mutant.
+fn uncached(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("cache=") {
+        out.push_str(&rest[..i]);
+        out.push_str("cache=off");
+        rest = &rest[i + "cache=".len()..];
+        let end = rest
+            .find(|c: char| c == ',' || c == '"' || c == '\'' || c.is_whitespace())
+            .unwrap_or(rest.len());
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn uncached_turns_every_cache_location_off() {
+    assert_eq!(
+        uncached("a=\"trace:file=x,cache=o\u{fffd}ff\", cache=dir,k"),
+        "a=\"trace:file=x,cache=off\", cache=off,k"
+    );
+    assert_eq!(uncached("no cache here"), "no cache here");
+}
+
 #[test]
 fn mutated_specs_and_configs_never_panic() {
     use netreplay::campaign::CampaignConfig;
@@ -491,7 +518,7 @@ fn mutated_specs_and_configs_never_panic() {
         };
         let mut bytes = original;
         let what = mutate(&mut rng, &mut bytes, true);
-        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let text = uncached(&String::from_utf8_lossy(&bytes));
         let label = format!("{name} seed {seed:#x} (mutant {i}): {what}");
         set_label(&label);
         let r = std::panic::catch_unwind(|| {
