@@ -33,16 +33,22 @@ pub(super) fn parse_routings(text: &str) -> Result<Vec<Routing>> {
 /// The registries' entries with their parameters, for `--help`.
 pub(super) fn registry_help() -> String {
     format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nNetwork presets ([network] preset):\n{}",
+        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nOutput selection ([network] selection):\n{}\n\nNetwork presets ([network] preset):\n{}\n\nCost models (a campaign's `cost`):\n{}",
         topology::REGISTRY.help(),
         workload::REGISTRY.help(),
         placement::REGISTRY.help(),
         traffic::REGISTRY.help(),
         crate::routing::REGISTRY.help(),
+        crate::network::selection::POLICIES
+            .iter()
+            .map(|p| format!("  {:<12} {}", p.name, p.help))
+            .collect::<Vec<_>>()
+            .join("\n"),
         crate::network::PRESETS
             .iter()
             .map(|p| format!("  {:<12} {}", p.name, p.help))
             .collect::<Vec<_>>()
-            .join("\n")
+            .join("\n"),
+        crate::cost::REGISTRY.help(),
     )
 }
