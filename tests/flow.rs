@@ -46,7 +46,7 @@ fn one_flow_alone_takes_the_flit_models_zero_load_time() {
                 if spec.starts_with("torus") && flit.output_queue_packets == 2 {
                     // Bubble flow control entering the ring needs both packets of the 2-packet
                     // output queue free, so the flit engine spaces packets 17 cycles apart there: a
-                    // buffer limit on throughput that flows do not model (see the README).
+                    // buffer limit on throughput that flows do not model (see `docs/network-model.md`).
                     continue;
                 }
                 let flow_model = NetworkModel {

@@ -35,8 +35,8 @@ fn mean_of_seeds(topology: &str, workload: &str, size: u64) -> (f64, u64, u64) {
 /// FSIN (INSEE @2140aec, nchan=1, random arbitration): every 64-node case within ±3% of FSIN's mean
 /// over its seeds 1-8, but one. BU 10 KB on the 4,3-fat-tree is 1.067x (netreplay 18,333 [16,773 -
 /// 19,221], FSIN 17,179 [15,670 - 19,643]): inside FSIN's own spread over seeds, whose extremes are
-/// -9% and +14% of its mean, so 8 seeds pin the mean to a few percent only; see the README ("FSIN's
-/// output selection"). It is held to FSIN's seed range instead.
+/// -9% and +14% of its mean, so 8 seeds pin the mean to a few percent only; see `docs/network-model.md`
+/// ("Output selection"). It is held to FSIN's seed range instead.
 #[test]
 fn fsin_64_node_cases_within_three_percent() {
     let r = reference();

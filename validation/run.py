@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""netreplay's side of the validation suite (issue 14): replays every case of reference.json and prints
+"""netreplay's side of the validation suite: replays every case of reference.json and prints
 netreplay's figure next to the other tool's, with the ratio and whether it is within the tolerance.
 
     python3 validation/run.py            # FSIN 64-node cases and the Booksim curves

@@ -5,7 +5,7 @@
 //! them plus 2 m of overhead.
 //!
 //! The seed lays out its own families only (FleX: one rack per y-column of each layer). For the families
-//! here we choose one generic layout, documented in README's "Modelling choices": switches fill racks of
+//! here we choose one generic layout, documented in `docs/modelling-choices.md`: switches fill racks of
 //! `per_rack` in id order (a tree's ids run level by level, a mesh's in coordinate order), racks stand on
 //! a square grid `pitch` metres apart, and a link inside one rack is 2 m (the overhead alone).
 

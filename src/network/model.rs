@@ -252,7 +252,7 @@ impl NetworkModel {
     /// state machine routes and allocates a packet only once the head is at the front of its VC, after
     /// the previous tail has won the switch; the next head's VC allocation overlaps that tail's crossbar
     /// cycle, so one cycle (its switch allocation) falls after the tail has left: `allocation_delay` 1
-    /// (2 would overshoot Booksim's latency at load 0.3 by 5%, see the README). Credits cross a credit
+    /// (2 would overshoot Booksim's latency at load 0.3 by 5%, see `docs/network-model.md`). Credits cross a credit
     /// channel of the link's latency (1 cycle) plus the router's `credit_delay` (0): `credit_delay` 1;
     /// they are per flit (`credits = "phit"`), so a packet may follow one leaving a full buffer at
     /// once, as Booksim's VC allocator (`wait_for_tail_credit = 0`) lets it.
@@ -276,7 +276,7 @@ impl NetworkModel {
     /// FSIN (INSEE @2140aec) run with its own defaults rather than seed 004 §3.1's text: `nchan = 2`
     /// virtual channels, round-robin arbitration (`amode`), a 4-packet injection queue. FSIN's own
     /// runs (`validation/`) give BU thin/fat ratios at 4,096 nodes that fit Table 5a only with these, so the published
-    /// tables were most likely made with them (see the README).
+    /// tables were most likely made with them (see `docs/network-model.md`).
     pub fn fsin_default() -> NetworkModel {
         NetworkModel {
             virtual_channels: 2,

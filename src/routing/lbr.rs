@@ -11,7 +11,7 @@
 //! - eq. 10: the others are taken with probability α_k = 1/(N'+M') + Σ_j q(p_j) / (λ_s T (N'+M'))
 //!   − q(p_k) / (λ_s T), which evens out the expected queue of every kept path (eq. 16).
 //!
-//! Choices where the paper is silent (README "Modelling choices"): eq. 9's `q_s T` is read as `λ_s T`
+//! Choices where the paper is silent (`docs/modelling-choices.md`): eq. 9's `q_s T` is read as `λ_s T`
 //! (eq. 16 shows the level it is compared with); eq. 9 is applied until no path is busy (one pass can
 //! leave a negative α_k, which eq. 10 cannot use; repeating is the water-filling that keeps every α_k in
 //! [0, 1] and their sum 1, Lemma 1); λ_s T is at least 1, the packet being routed (in the first period,

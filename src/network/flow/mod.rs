@@ -48,8 +48,8 @@
 //! **What it does not model** (why its error against the flit model grows with contention at small
 //! messages): packets, buffers and credits. A flow's bandwidth is shared perfectly and instantly, so
 //! head-of-line blocking in input queues, backpressure through full buffers, arbitration losses and
-//! the pipelining of a message's packets behind another's head are absent; see the README's "Flow
-//! model" section and `results/flow-vs-flit/` for the measured error.
+//! the pipelining of a message's packets behind another's head are absent; see `docs/network-model.md`
+//! ("Flow model") and `results/flow-vs-flit/` for the measured error.
 
 mod links;
 mod replay;
