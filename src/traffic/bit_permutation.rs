@@ -1,9 +1,15 @@
 //! Permutations of binary node addresses (seeds 000, 001, 003): `bit-complement` (seed 000's
 //! complement, seed 001's bit-inversion), `bit-reversal`, `shuffle` (rotate left by one bit) and
 //! `transpose` (swap the upper and lower halves of the address, seed 002's "shifted by n/2 bits").
-//! All need a power-of-two node count; transpose an even number of address bits.
+//!
+//! **Node counts that are not powers of two.** The patterns run on the binary addresses of the power
+//! of two nearest the node count (by ratio), as seed 003 §IV-A applies them to its 1,080-, 1,000-,
+//! 972- and 960-terminal networks: "we disabled the extra terminals, and the patterns for the missing
+//! terminals were not given", with 1,024 addresses for all four. Nodes past the address space are idle;
+//! a source whose destination address is past the last node sends nothing. Transpose needs an even
+//! number of address bits.
 
-use super::{Destinations, TrafficPattern, address_bits, table};
+use super::{Destinations, TrafficPattern, table};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 
@@ -57,6 +63,24 @@ pub const TRANSPOSE: Entry<Box<dyn TrafficPattern>> = Entry {
     },
 };
 
+/// The address bits of the power of two nearest `nodes` by ratio (the lower one when `nodes` is at
+/// most its square root of two times), the space a bit pattern runs on (see the module notes).
+fn address_bits(pattern: &str, nodes: u32) -> Result<u32> {
+    if nodes < 2 {
+        return Err(Error::Invalid(format!(
+            "traffic `{pattern}` needs at least 2 nodes; this network has {nodes}"
+        )));
+    }
+    let low = 31 - nodes.leading_zeros();
+    let n = u64::from(nodes);
+    let lower = 1u64 << low;
+    Ok(if n * n <= 2 * lower * lower {
+        low
+    } else {
+        low + 1
+    })
+}
+
 /// A permutation of address bits; `map(src, bits)` may set bits above `bits`, which are masked off.
 #[derive(Debug, Clone, Copy)]
 pub struct BitPermutation {
@@ -76,14 +100,23 @@ impl TrafficPattern for BitPermutation {
     }
     fn bind(&self, nodes: u32, _seed: u64) -> Result<Destinations> {
         let bits = address_bits(self.name, nodes)?;
+        let space = 1u64 << bits;
         if self.name == "transpose" && bits % 2 == 1 {
             return Err(Error::Invalid(format!(
-                "traffic `transpose` swaps address halves and needs an even number of address bits; {nodes} nodes have {bits}"
+                "traffic `transpose` swaps address halves and needs an even number of address bits; {nodes} nodes run on {space} addresses ({bits} bits)"
             )));
         }
+        // A node mapped to itself sends nothing: past the address space, or addressing a missing node.
         Ok(table(
             (0..nodes)
-                .map(|src| (self.map)(src, bits) & (nodes - 1))
+                .map(|src| {
+                    let dest = u64::from((self.map)(src, bits)) & (space - 1);
+                    if u64::from(src) >= space || dest >= u64::from(nodes) {
+                        src
+                    } else {
+                        dest as u32
+                    }
+                })
                 .collect(),
         ))
     }

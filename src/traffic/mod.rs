@@ -3,7 +3,8 @@
 //!
 //! A pattern is bound to a node count (and a seed, for random ones) into a [`Destinations`] function:
 //! the destination of each generated packet given its source. Patterns defined on bit addresses
-//! (complement, bit reversal, shuffle, transpose) need a power-of-two node count and say so.
+//! (complement, bit reversal, shuffle, transpose) run on the power of two nearest the node count, as
+//! seed 003 applies them (see `bit_permutation.rs`).
 
 mod asymmetric;
 mod bit_permutation;
@@ -15,7 +16,7 @@ mod permutation;
 mod tornado;
 mod uniform;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::rng::Rng;
 use crate::spec::Registry;
 
@@ -53,19 +54,6 @@ pub trait TrafficPattern: Send + Sync + std::fmt::Debug {
     /// The pattern on `nodes` nodes; `seed` fixes random tables (permutations). Errors when the pattern
     /// is undefined for that node count. A source mapped to itself generates nothing.
     fn bind(&self, nodes: u32, seed: u64) -> Result<Destinations>;
-}
-
-/// log2 of `nodes`, or the error every bit-address pattern gives.
-pub(crate) fn address_bits(pattern: &str, nodes: u32) -> Result<u32> {
-    if nodes >= 2 && nodes.is_power_of_two() {
-        Ok(nodes.trailing_zeros())
-    } else {
-        Err(Error::Invalid(format!(
-            "traffic `{pattern}` is defined on binary node addresses and needs a power-of-two node count; this network has {nodes} nodes (seed 003 disables the extra terminals: use a topology with {} or {} nodes)",
-            nodes.checked_next_power_of_two().map_or(0, |p| p / 2),
-            nodes.checked_next_power_of_two().unwrap_or(0)
-        )))
-    }
 }
 
 /// A table lookup, for deterministic patterns.
@@ -143,12 +131,35 @@ mod tests {
         );
     }
 
+    /// Seed 003 §IV-A: 1,024 addresses for its 1,080- and its 960- to 1,000-terminal networks; the
+    /// extra terminals idle, a missing terminal's pattern not given (idle sources map to themselves).
     #[test]
-    fn bit_patterns_need_a_power_of_two() {
-        for spec in ["bit-complement", "bit-reversal", "shuffle", "transpose"] {
-            let e = build(spec).unwrap().bind(12, 1).err().unwrap().to_string();
-            assert!(e.contains("power-of-two") && e.contains("8 or 16"), "{e}");
+    fn bit_patterns_run_on_the_nearest_power_of_two() {
+        // 1,080 nodes: 1,024 addresses; node 1,030 idle; 0 -> 1,023.
+        let c = dests("bit-complement", 1080);
+        assert_eq!((c[0], c[1023], c[1030]), (1023, 0, 1030));
+        // 960, 972 and 1,000 nodes: 1,024 addresses; 0 -> 1,023 is missing, so node 0 idles.
+        for nodes in [960, 972, 1000] {
+            let c = dests("bit-complement", nodes);
+            assert_eq!(c[0], 0, "{nodes}");
+            assert_eq!(c[100], 923, "{nodes}");
+            assert!(c.iter().all(|&d| d < nodes));
         }
+        // 12 nodes: 16 addresses (12 > 8 x 1.414); 3 -> 12 is missing, 4 <-> 11.
+        let c = dests("bit-complement", 12);
+        assert_eq!((c[3], c[4], c[11]), (3, 11, 4));
+        // 20 nodes: 16 addresses (20 < 16 x 1.414); 3 -> 12, 17 idle; reversal of 1 is 8.
+        let c = dests("bit-complement", 20);
+        assert_eq!((c[3], c[17]), (12, 17));
+        assert_eq!(dests("bit-reversal", 20)[1], 8);
+        // Transpose needs an even number of bits: 12 nodes run on 16 addresses, 24 on 32.
+        assert_eq!(dests("transpose", 12)[1], 4);
+        assert!(build("transpose").unwrap().bind(24, 1).is_err());
+        assert!(build("shuffle").unwrap().bind(1, 1).is_err());
+    }
+
+    #[test]
+    fn patterns_refuse_what_they_cannot_map() {
         assert!(
             build("transpose").unwrap().bind(8, 1).is_err(),
             "odd address bits"

@@ -526,7 +526,8 @@ mod tests {
     #[test]
     fn readme_shows_the_generated_scripts() {
         let readme =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/campaigns.md")).unwrap();
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/campaigns.md"))
+                .unwrap();
         let s = example();
         for script in [s.array_script().unwrap(), s.merge_script().unwrap()] {
             assert!(
