@@ -2,22 +2,29 @@
 //! and collective sequence numbers (see the parent module's doc for the rules).
 
 use super::*;
+use crate::mpi::handle_map::HandleMap;
 
-/// An open request of the rank being lowered.
+/// An open request of the rank being lowered. Every non-blocking send and receive posts one, so the
+/// common case is one word and the rare ones are boxed.
 #[derive(Debug)]
 enum Open {
     /// A send or a receive with a known source: its runtime id.
     P2p(u32),
-    /// A wildcard receive: its runtime id, the op to patch, its communicator and where it was posted.
-    Wildcard {
-        id: u32,
-        op: usize,
-        bound: Bound,
-        tag: TagSel,
-        pos: Pos,
-    },
+    /// A wildcard receive.
+    Wildcard(Box<Wildcard>),
     /// A non-blocking collective: its name and ops, emitted when it completes.
-    Collective(&'static str, Vec<Op>),
+    Collective(Box<(&'static str, Vec<Op>)>),
+}
+
+/// A wildcard receive waiting for its completion: its runtime id, the op to patch, its communicator
+/// and where it was posted.
+#[derive(Debug)]
+struct Wildcard {
+    id: u32,
+    op: usize,
+    bound: Bound,
+    tag: TagSel,
+    pos: Pos,
 }
 
 /// The state of one rank while its calls are lowered.
@@ -28,7 +35,7 @@ pub(super) struct RankLowering {
     pub(super) handles: Handles,
     /// What the rank's held-back creation calls gave, in program order.
     pub(super) made: std::vec::IntoIter<Option<Bound>>,
-    open: AHashMap<ReqHandle, Open>,
+    open: HandleMap<Open>,
     /// Handles in posting order (for `waitall` of every open request); stale entries are skipped.
     open_order: Vec<ReqHandle>,
     next_id: u32,
@@ -46,7 +53,7 @@ impl RankLowering {
             rank,
             handles,
             made: Vec::new().into_iter(),
-            open: AHashMap::new(),
+            open: HandleMap::default(),
             open_order: Vec::new(),
             next_id: 0,
             coll_seq: AHashMap::new(),
@@ -86,6 +93,7 @@ impl RankLowering {
         Ok(comms.world_rank(b.comm, rank))
     }
 
+    #[inline(always)]
     fn post(&mut self, handle: ReqHandle, open: Open) -> Result<(), Msg> {
         if self.open.insert(handle, open).is_some() {
             return Err(format!(
@@ -97,7 +105,10 @@ impl RankLowering {
         Ok(())
     }
 
-    /// Lowers `call`, the rank's call number `index` (from 0, in program order).
+    /// Lowers `call`, the rank's call number `index` (from 0, in program order). Inlined into
+    /// [`Builder::push`] so that the call a reader builds is taken apart where it is made instead of
+    /// being copied through memory.
+    #[inline(always)]
     pub(super) fn lower(
         &mut self,
         call: Call,
@@ -175,13 +186,13 @@ impl RankLowering {
                             (Source::Any, _, None) | (_, TagSel::Any, None) => {
                                 self.post(
                                     h,
-                                    Open::Wildcard {
+                                    Open::Wildcard(Box::new(Wildcard {
                                         id,
                                         op: self.ops.len(),
                                         bound: b,
                                         tag,
                                         pos,
-                                    },
+                                    })),
                                 )?;
                                 self.ops.push(Op::Irecv {
                                     from: 0,
@@ -238,7 +249,7 @@ impl RankLowering {
                 // and a handle posted twice completes at its first entry, so the second finds it gone.
                 let mut order = std::mem::take(&mut self.open_order);
                 let done = order.iter().try_for_each(|&h| {
-                    if self.open.contains_key(&h) {
+                    if self.open.contains_key(h) {
                         self.complete(h, None, comms)
                     } else {
                         Ok(())
@@ -251,7 +262,7 @@ impl RankLowering {
             Call::WaitUnrecorded { reqs, some } => {
                 let open: Vec<ReqHandle> = reqs
                     .into_iter()
-                    .filter(|h| self.open.contains_key(h))
+                    .filter(|&h| self.open.contains_key(h))
                     .collect();
                 let take = if some { open.len() } else { open.len().min(1) };
                 for h in open.into_iter().take(take) {
@@ -264,7 +275,7 @@ impl RankLowering {
                 let ops = self.collective(b, &op, (pos, index), comms, algorithms, log)?;
                 match req {
                     None => self.emit_collective(op.name(), ops),
-                    Some(h) => self.post(h, Open::Collective(op.name(), ops))?,
+                    Some(h) => self.post(h, Open::Collective(Box::new((op.name(), ops))))?,
                 }
             }
             Call::Compute { cycles } => {
@@ -322,7 +333,7 @@ impl RankLowering {
 
     /// Request `h` completes here.
     fn complete(&mut self, h: ReqHandle, status: Option<Status>, comms: &Comms) -> Result<(), Msg> {
-        let Some(open) = self.open.remove(&h) else {
+        let Some(open) = self.open.remove(h) else {
             return Err(format!(
                 "rank {} waits on request {h}, which it has not posted (or already completed)",
                 self.rank
@@ -330,13 +341,14 @@ impl RankLowering {
         };
         match open {
             Open::P2p(id) => self.ops.push(Op::Wait { req: id }),
-            Open::Wildcard {
-                id,
-                op,
-                bound,
-                tag,
-                pos,
-            } => {
+            Open::Wildcard(w) => {
+                let Wildcard {
+                    id,
+                    op,
+                    bound,
+                    tag,
+                    pos,
+                } = *w;
                 let source = Source::Any;
                 let (from, tag) = self
                     .resolve(bound, source, tag, status, comms)
@@ -344,7 +356,10 @@ impl RankLowering {
                 self.ops[op] = Op::Irecv { from, tag, req: id };
                 self.ops.push(Op::Wait { req: id });
             }
-            Open::Collective(name, ops) => self.emit_collective(name, ops),
+            Open::Collective(c) => {
+                let (name, ops) = *c;
+                self.emit_collective(name, ops)
+            }
         }
         Ok(())
     }
@@ -352,9 +367,9 @@ impl RankLowering {
     /// End of the rank's calls: a wildcard receive never completed cannot be replayed.
     pub(super) fn close(&mut self) -> Result<(), (Pos, Msg)> {
         for open in self.open.values() {
-            if let Open::Wildcard { pos, .. } = open {
+            if let Open::Wildcard(w) = open {
                 return Err((
-                    *pos,
+                    w.pos,
                     format!(
                         "rank {}'s wildcard receive is never completed, so the trace records no \
                          source for it",

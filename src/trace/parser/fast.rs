@@ -73,6 +73,7 @@ impl<'a> Cursor<'a> {
 
 /// Decodes one line on the fast path: returns the rank and its call, or `None` without changing
 /// anything (the general parser then reads the line).
+#[inline(always)]
 pub(super) fn fast_event(
     line: &[u8],
     states: &mut [RankState],
@@ -120,20 +121,32 @@ pub(super) fn fast_event(
         _ if version < 2 => return None,
         (b"isend", 3 | 4) if peer(v[0]) => {
             let (tag, req) = if k == 4 { (v[2], v[3]) } else { (0, v[2]) };
-            if !tag_ok(tag) || req > MAX_REQ || !states[r as usize].outstanding.insert(req as u32) {
+            if !tag_ok(tag)
+                || req > MAX_REQ
+                || states[r as usize]
+                    .outstanding
+                    .insert(req as u32, ())
+                    .is_some()
+            {
                 return None;
             }
             send(v[0], v[1], tag, Some(req as u32))
         }
         (b"irecv", 2 | 3) if peer(v[0]) => {
             let (tag, req) = if k == 3 { (v[1], v[2]) } else { (0, v[1]) };
-            if !tag_ok(tag) || req > MAX_REQ || !states[r as usize].outstanding.insert(req as u32) {
+            if !tag_ok(tag)
+                || req > MAX_REQ
+                || states[r as usize]
+                    .outstanding
+                    .insert(req as u32, ())
+                    .is_some()
+            {
                 return None;
             }
             recv(v[0], tag, Some(req as u32))
         }
         (b"wait", 1) => {
-            if v[0] > MAX_REQ || !states[r as usize].outstanding.remove(&(v[0] as u32)) {
+            if v[0] > MAX_REQ || states[r as usize].outstanding.remove(v[0] as u32).is_none() {
                 return None;
             }
             Call::Wait {

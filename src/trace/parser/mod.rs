@@ -64,7 +64,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
     let mut calls = Vec::new();
     let mut buf = Vec::new();
     // The fast path reads whole lines from the buffer; a large one keeps per-refill overhead small.
-    let mut input = std::io::BufReader::with_capacity(1 << 20, &mut input);
+    let mut input = std::io::BufReader::with_capacity(1 << 17, &mut input);
     let mut line_no = 0;
     loop {
         // Fast path: whole lines of common events straight from the reader's buffer, no copy.
