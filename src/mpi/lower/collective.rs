@@ -7,16 +7,22 @@ use super::*;
 impl RankLowering {
     /// Appends a collective's ops, remembering their range as a region named after the call.
     pub(super) fn emit_collective(&mut self, name: &'static str, ops: Vec<Op>) {
-        let first = self.ops.len() as u32;
+        let first = self.ops.len();
         self.ops.extend(ops);
-        let end = self.ops.len() as u32;
+        self.region(name, first);
+    }
+
+    /// Remembers the ops from `first` on as the region of collective `name` (if there are any).
+    pub(super) fn region(&mut self, name: &'static str, first: usize) {
+        let (first, end) = (first as u32, self.ops.len() as u32);
         if end > first {
             self.regions
                 .push(crate::workload::Region { first, end, name });
         }
     }
 
-    /// The ops of one collective call, its peers in world ranks; checks the call order.
+    /// Appends the ops of one collective call to the rank's, its peers in world ranks (no vector of
+    /// its own: collectives are frequent in some traces); logs it for the order check.
     pub(super) fn collective(
         &mut self,
         b: Bound,
@@ -25,7 +31,7 @@ impl RankLowering {
         comms: &Comms,
         algorithms: &Algorithms,
         log: &mut Log,
-    ) -> Result<Vec<Op>, Msg> {
+    ) -> Result<(), Msg> {
         let n = comms.size(b.comm);
         if let Some(root) = op.root()
             && root >= n
@@ -65,11 +71,11 @@ impl RankLowering {
                 pos,
             },
         );
-        let mut ops = Vec::new();
+        let first = self.ops.len();
         let tag = collective_tag(b.comm, k);
-        collectives::expand(op, n, b.me, tag, algorithms, &mut ops);
+        collectives::expand(op, n, b.me, tag, algorithms, &mut self.ops);
         if let Some(members) = comms.members(b.comm) {
-            for o in &mut ops {
+            for o in &mut self.ops[first..] {
                 match o {
                     Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => {
                         *to = members[*to as usize]
@@ -81,6 +87,6 @@ impl RankLowering {
                 }
             }
         }
-        Ok(ops)
+        Ok(())
     }
 }

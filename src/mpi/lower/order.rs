@@ -106,3 +106,43 @@ fn message(call: &Logged, reference: &Logged, k: u64) -> Msg {
         reference.pos.at
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::trace::parser::parse;
+
+    /// Ranks interleaved in the file: the reference is the lowest rank's call, not the first line's,
+    /// as when every rank is lowered in turn.
+    #[test]
+    fn the_lowest_rank_sets_the_order_whatever_the_interleaving() {
+        let text = "netreplay-trace 2\nranks 3\n2 bcast 0 8\n1 barrier\n0 barrier\n";
+        let e = parse("t.trc", text.as_bytes()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "t.trc:3: collectives called in different orders on one communicator: rank 2 calls \
+             bcast (root 0) as its collective #1 there, where rank 0 called barrier (line 5)"
+        );
+    }
+
+    /// Calls streamed as they come (world) and held back (a communicator defined after its use,
+    /// MPI_COMM_SELF) lower to the same program as the same calls rank by rank.
+    #[test]
+    fn streamed_and_held_back_calls_lower_as_rank_by_rank() {
+        let interleaved = "netreplay-trace 3\nranks 2\n0 send 1 8 @2\n1 recv 0 @2\n\
+                           0 allreduce 8\n1 allreduce 8\n1 barrier @1\n0 barrier @1\n\
+                           0 send 1 4 3\n1 recv 0 3\ncomm 2 1 0\n";
+        let by_rank = "netreplay-trace 3\nranks 2\ncomm 2 1 0\n0 send 1 8 @2\n0 allreduce 8\n\
+                       0 barrier @1\n0 send 1 4 3\n1 recv 0 @2\n1 allreduce 8\n1 barrier @1\n\
+                       1 recv 0 3\n";
+        let a = parse("a.trc", interleaved.as_bytes()).unwrap();
+        let b = parse("b.trc", by_rank.as_bytes()).unwrap();
+        assert_eq!(a, b);
+        let last = a.rank_ops(0).last().copied();
+        let send = crate::workload::Op::Send {
+            to: 1,
+            bytes: 4,
+            tag: 3,
+        };
+        assert_eq!(last, Some(send));
+    }
+}

@@ -272,10 +272,14 @@ impl RankLowering {
             Call::Collective { comm, op, req } => {
                 let b = self.bound(comm, comms)?;
                 stats.collective(b.comm, comms.size(b.comm), b.me, op.name());
-                let ops = self.collective(b, &op, (pos, index), comms, algorithms, log)?;
+                let first = self.ops.len();
+                self.collective(b, &op, (pos, index), comms, algorithms, log)?;
                 match req {
-                    None => self.emit_collective(op.name(), ops),
-                    Some(h) => self.post(h, Open::Collective(Box::new((op.name(), ops))))?,
+                    None => self.region(op.name(), first),
+                    Some(h) => {
+                        let ops = self.ops.split_off(first);
+                        self.post(h, Open::Collective(Box::new((op.name(), ops))))?
+                    }
                 }
             }
             Call::Compute { cycles } => {
