@@ -15,6 +15,9 @@
 //! Each line gives MB/s of wall time and MB/s of the process's own CPU time (`/proc/self/schedstat`,
 //! user and system: page faults count), which a machine shared with other work changes little.
 
+mod common;
+
+use common::cpu_seconds;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::trace::{self, ReadOptions, cache};
 use std::io::{BufWriter, Write};
@@ -80,17 +83,6 @@ fn main() {
     if run("otf2") {
         otf2();
     }
-}
-
-/// CPU time this process has run, in seconds (Linux's scheduler statistics).
-fn cpu_seconds() -> f64 {
-    let text = std::fs::read_to_string("/proc/self/schedstat").unwrap_or_default();
-    let ns: f64 = text
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    ns / 1e9
 }
 
 /// Times `f` over `bytes` of trace files and prints MB/s of wall and of CPU time.
