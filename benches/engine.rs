@@ -8,6 +8,9 @@
 //! (`/proc/self/schedstat`), so a loaded machine changes it little; events and decisions do not
 //! depend on the machine at all.
 
+mod common;
+
+use common::cpu_seconds;
 use netreplay::network::{NetworkModel, Selection, simulate};
 use netreplay::{placement, topology, workload};
 
@@ -18,17 +21,6 @@ const CASES: [(&str, &str, Option<u32>); 5] = [
     ("torus:k=16,n=3", "3m:size=10000", None),
     ("dragonfly:p=4,a=8,h=4", "bu:size=10000", Some(1024)),
 ];
-
-/// CPU time this process has run, in seconds (Linux's scheduler statistics).
-fn cpu_seconds() -> f64 {
-    let text = std::fs::read_to_string("/proc/self/schedstat").unwrap_or_default();
-    let ns: f64 = text
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    ns / 1e9
-}
 
 fn run_case(topo_spec: &str, workload_spec: &str, ranks: Option<u32>, selections: &[String]) {
     let topo = topology::build(topo_spec).expect("topology");

@@ -11,7 +11,13 @@
 //! OTF2: the TraceR 64-rank stencil sample (`traces/otf2/tracer-stencil4d-64`, 64 event files)
 //! decoded and read over and over, about 200 MB of trace files in all.
 //! `cargo bench --bench trace_parse -- native|dumpi|otf2` runs one part only.
+//!
+//! Each line gives MB/s of wall time and MB/s of the process's own CPU time (`/proc/self/schedstat`,
+//! user and system: page faults count), which a machine shared with other work changes little.
 
+mod common;
+
+use common::cpu_seconds;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::trace::{self, ReadOptions, cache};
 use std::io::{BufWriter, Write};
@@ -79,14 +85,16 @@ fn main() {
     }
 }
 
-/// Times `f` over `bytes` of trace files and prints MB/s.
+/// Times `f` over `bytes` of trace files and prints MB/s of wall and of CPU time.
 fn rate(label: &str, bytes: u64, f: impl FnOnce() -> usize) {
-    let t = Instant::now();
+    let (t, cpu) = (Instant::now(), cpu_seconds());
     let n = f();
-    let s = t.elapsed().as_secs_f64();
+    let (s, c) = (t.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    let mb = bytes as f64 / 1e6;
     println!(
-        "{label:<34} {s:>7.2} s  {:>8.1} MB/s  ({n} calls or ops)",
-        bytes as f64 / 1e6 / s
+        "{label:<34} {s:>7.2} s {:>7.1} MB/s  CPU {c:>6.2} s {:>7.1} MB/s  ({n} calls or ops)",
+        mb / s,
+        mb / c
     );
 }
 
@@ -174,15 +182,7 @@ fn native(dir: &Path, mb: u64) {
         );
     }
 
-    let time = |label: &str, f: &dyn Fn() -> usize| {
-        let t = Instant::now();
-        let ops = f();
-        let s = t.elapsed().as_secs_f64();
-        println!(
-            "{label:<28} {s:>7.2} s  {:>8.1} MB/s of text  ({ops} ops)",
-            text_mb / s
-        );
-    };
+    let time = |label: &str, f: &dyn Fn() -> usize| rate(label, size, f);
     let count = |p: netreplay::workload::Program| {
         (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum::<usize>()
     };

@@ -24,6 +24,7 @@ pub mod call;
 pub mod collectives;
 pub mod comm;
 pub mod critical_path;
+pub(crate) mod handle_map;
 mod lower;
 pub mod model;
 pub mod observe;

@@ -91,14 +91,13 @@ pub enum Op {
     },
 }
 
-/// The programs of all ranks, stored flat: rank r's ops are `ops[starts[r]..starts[r + 1]]`, with the
+/// The programs of all ranks (stored flat, or one vector per rank for a lowered trace), with the
 /// MPI model they run under (protocols, compute scaling; seed 004's eager model unless a trace says
 /// otherwise) and, for a trace just read, the counts of its MPI calls. Two programs are equal when
 /// their ops and models are: the call counts describe where a program came from, not what it does.
 #[derive(Debug, Clone)]
 pub struct Program {
-    ops: Vec<Op>,
-    starts: Vec<usize>,
+    ops: Storage,
     mpi: MpiModel,
     calls: Option<std::sync::Arc<crate::mpi::CallStats>>,
     regions: Option<std::sync::Arc<Regions>>,
@@ -120,9 +119,21 @@ pub struct Region {
 /// The [`Region`]s of every rank, in op order (disjoint).
 pub type Regions = Vec<Vec<Region>>;
 
+/// Where a program's ops live.
+#[derive(Debug, Clone)]
+enum Storage {
+    /// Rank r's ops are `ops[starts[r]..starts[r + 1]]` (generators and the cache build this way).
+    Flat { ops: Vec<Op>, starts: Vec<usize> },
+    /// One slice per rank: a trace lowered with its ranks interleaved is moved in without copying
+    /// (one copy of a multi-gigabyte program saved, and its page faults).
+    PerRank(Vec<Box<[Op]>>),
+}
+
 impl PartialEq for Program {
     fn eq(&self, other: &Program) -> bool {
-        (&self.ops, &self.starts, &self.mpi) == (&other.ops, &other.starts, &other.mpi)
+        self.ranks() == other.ranks()
+            && self.mpi == other.mpi
+            && (0..self.ranks()).all(|r| self.rank_ops(r) == other.rank_ops(r))
     }
 }
 
@@ -138,28 +149,18 @@ impl Program {
         }
         starts.push(ops.len());
         Program {
-            ops,
-            starts,
+            ops: Storage::Flat { ops, starts },
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
         }
     }
 
-    /// Builds a program from each rank's ops, freeing each rank's vector as it is moved in (readers of
-    /// large traces use it to keep the peak memory near one copy of the program).
-    pub fn from_rank_vecs(mut per_rank: Vec<Vec<Op>>) -> Program {
-        let total = per_rank.iter().map(Vec::len).sum();
-        let mut ops = Vec::with_capacity(total);
-        let mut starts = Vec::with_capacity(per_rank.len() + 1);
-        for rank_ops in &mut per_rank {
-            starts.push(ops.len());
-            ops.append(&mut std::mem::take(rank_ops));
-        }
-        starts.push(ops.len());
+    /// Builds a program from each rank's ops, each vector moved in (trimmed to its length, which
+    /// glibc does in place) rather than copied, so a large trace's program exists once.
+    pub fn from_rank_vecs(per_rank: Vec<Vec<Op>>) -> Program {
         Program {
-            ops,
-            starts,
+            ops: Storage::PerRank(per_rank.into_iter().map(Vec::into_boxed_slice).collect()),
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
@@ -203,12 +204,19 @@ impl Program {
 
     /// Number of ranks.
     pub fn ranks(&self) -> u32 {
-        (self.starts.len() - 1) as u32
+        match &self.ops {
+            Storage::Flat { starts, .. } => (starts.len() - 1) as u32,
+            Storage::PerRank(ranks) => ranks.len() as u32,
+        }
     }
 
     /// The ops of one rank, in program order.
     pub fn rank_ops(&self, rank: u32) -> &[Op] {
-        &self.ops[self.starts[rank as usize]..self.starts[rank as usize + 1]]
+        let r = rank as usize;
+        match &self.ops {
+            Storage::Flat { ops, starts } => &ops[starts[r]..starts[r + 1]],
+            Storage::PerRank(ranks) => &ranks[r],
+        }
     }
 
     /// Every receive of the program, blocking or not, as (source, destination, tag).

@@ -1,30 +1,37 @@
-//! One collective call of a rank: its order checked against the communicator's other members, its
-//! ops expanded by [`crate::mpi::collectives`] with peers in world ranks, and their range kept as a region.
+//! One collective call of a rank: its order logged for the check against the communicator's other
+//! members (`order.rs`), its ops expanded by [`crate::mpi::collectives`] with peers in world ranks,
+//! and their range kept as a region.
 
 use super::*;
 
-impl RankLowering<'_> {
+impl RankLowering {
     /// Appends a collective's ops, remembering their range as a region named after the call.
     pub(super) fn emit_collective(&mut self, name: &'static str, ops: Vec<Op>) {
-        let first = self.ops.len() as u32;
+        let first = self.ops.len();
         self.ops.extend(ops);
-        let end = self.ops.len() as u32;
+        self.region(name, first);
+    }
+
+    /// Remembers the ops from `first` on as the region of collective `name` (if there are any).
+    pub(super) fn region(&mut self, name: &'static str, first: usize) {
+        let (first, end) = (first as u32, self.ops.len() as u32);
         if end > first {
             self.regions
                 .push(crate::workload::Region { first, end, name });
         }
     }
 
-    /// The ops of one collective call, its peers in world ranks; checks the call order.
+    /// Appends the ops of one collective call to the rank's, its peers in world ranks (no vector of
+    /// its own: collectives are frequent in some traces); logs it for the order check.
     pub(super) fn collective(
         &mut self,
         b: Bound,
         op: &Collective,
-        pos: Pos,
+        (pos, index): (Pos, u64),
         comms: &Comms,
         algorithms: &Algorithms,
-        log: &mut Vec<Vec<Logged>>,
-    ) -> Result<Vec<Op>, Msg> {
+        log: &mut Log,
+    ) -> Result<(), Msg> {
         let n = comms.size(b.comm);
         if let Some(root) = op.root()
             && root >= n
@@ -53,40 +60,22 @@ impl RankLowering<'_> {
         let seq = self.coll_seq.entry(b.comm).or_insert(0);
         let k = *seq;
         *seq += 1;
-        if log.len() <= b.comm as usize {
-            log.resize(b.comm as usize + 1, Vec::new());
-        }
-        let entry = Logged {
-            name: op.name(),
-            root: op.root(),
-            rank: self.rank,
-            pos,
-        };
-        let calls = &mut log[b.comm as usize];
-        match calls.get(k as usize) {
-            None => calls.push(entry),
-            Some(first) if first.name != entry.name || first.root != entry.root => {
-                let root = |r: Option<u32>| r.map_or(String::new(), |r| format!(" (root {r})"));
-                return Err(format!(
-                    "collectives called in different orders on one communicator: rank {} calls {}{} \
-                     as its collective #{} there, where rank {} called {}{} (line {})",
-                    self.rank,
-                    entry.name,
-                    root(entry.root),
-                    k + 1,
-                    first.rank,
-                    first.name,
-                    root(first.root),
-                    first.pos.at
-                ));
-            }
-            Some(_) => {}
-        }
-        let mut ops = Vec::new();
+        log.record(
+            b.comm,
+            k,
+            order::Logged {
+                name: op.name(),
+                root: op.root(),
+                rank: self.rank,
+                index,
+                pos,
+            },
+        );
+        let first = self.ops.len();
         let tag = collective_tag(b.comm, k);
-        collectives::expand(op, n, b.me, tag, algorithms, &mut ops);
+        collectives::expand(op, n, b.me, tag, algorithms, &mut self.ops);
         if let Some(members) = comms.members(b.comm) {
-            for o in &mut ops {
+            for o in &mut self.ops[first..] {
                 match o {
                     Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => {
                         *to = members[*to as usize]
@@ -98,6 +87,6 @@ impl RankLowering<'_> {
                 }
             }
         }
-        Ok(ops)
+        Ok(())
     }
 }

@@ -7,7 +7,7 @@
 
 use super::fields::{Fields, LineError, parse_number};
 use crate::mpi::call::{Call, Collective, CommHandle, SendMode, Source, Status, TagSel, WORLD};
-use ahash::AHashSet;
+use crate::mpi::handle_map::HandleMap;
 
 /// Largest request handle (the runtime keeps the top two values for itself).
 pub(super) const MAX_REQ: u64 = u32::MAX as u64 - 2;
@@ -19,7 +19,7 @@ const MAX_TAG: u64 = (1 << 63) - 1;
 /// What the reader tracks per rank: request handles posted and not yet completed.
 #[derive(Debug, Default, Clone)]
 pub(super) struct RankState {
-    pub(super) outstanding: AHashSet<u32>,
+    pub(super) outstanding: HandleMap<()>,
 }
 
 /// The event keywords (all of them, so the error can list them).
@@ -210,7 +210,7 @@ impl Line<'_, '_> {
 
     fn post(&mut self, col: usize, req: u64) -> Result<u32, LineError> {
         let req = req as u32;
-        if !self.state.outstanding.insert(req) {
+        if self.state.outstanding.insert(req, ()).is_some() {
             return Err((
                 col,
                 format!("rank {} reuses request {req} before waiting on it", self.me),
@@ -222,7 +222,7 @@ impl Line<'_, '_> {
     /// A request handle that must be outstanding; it completes.
     fn complete(&mut self, col: usize, req: u64) -> Result<u32, LineError> {
         let req = req as u32;
-        if !self.state.outstanding.remove(&req) {
+        if self.state.outstanding.remove(req).is_none() {
             return Err((
                 col,
                 format!(
@@ -406,11 +406,11 @@ impl Line<'_, '_> {
                         let open: Vec<u32> = listed
                             .iter()
                             .copied()
-                            .filter(|r| self.state.outstanding.contains(r))
+                            .filter(|&r| self.state.outstanding.contains_key(r))
                             .collect();
                         let take = if name == "waitany" { 1 } else { open.len() };
                         for r in open.iter().take(take) {
-                            self.state.outstanding.remove(r);
+                            self.state.outstanding.remove(*r);
                         }
                         out.push(Call::WaitUnrecorded {
                             reqs: listed,

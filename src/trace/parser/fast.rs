@@ -71,8 +71,15 @@ impl<'a> Cursor<'a> {
     }
 }
 
+/// Posts request `req` of a non-blocking call with `tag` on `state`; `false` (nothing changed) when
+/// the tag or handle is out of range or the handle is already outstanding.
+fn post(state: &mut RankState, tag: u64, req: u64) -> bool {
+    tag < 1 << 63 && req <= MAX_REQ && state.outstanding.insert(req as u32, ()).is_none()
+}
+
 /// Decodes one line on the fast path: returns the rank and its call, or `None` without changing
 /// anything (the general parser then reads the line).
+#[inline(always)]
 pub(super) fn fast_event(
     line: &[u8],
     states: &mut [RankState],
@@ -120,20 +127,20 @@ pub(super) fn fast_event(
         _ if version < 2 => return None,
         (b"isend", 3 | 4) if peer(v[0]) => {
             let (tag, req) = if k == 4 { (v[2], v[3]) } else { (0, v[2]) };
-            if !tag_ok(tag) || req > MAX_REQ || !states[r as usize].outstanding.insert(req as u32) {
+            if !post(&mut states[r as usize], tag, req) {
                 return None;
             }
             send(v[0], v[1], tag, Some(req as u32))
         }
         (b"irecv", 2 | 3) if peer(v[0]) => {
             let (tag, req) = if k == 3 { (v[1], v[2]) } else { (0, v[1]) };
-            if !tag_ok(tag) || req > MAX_REQ || !states[r as usize].outstanding.insert(req as u32) {
+            if !post(&mut states[r as usize], tag, req) {
                 return None;
             }
             recv(v[0], tag, Some(req as u32))
         }
         (b"wait", 1) => {
-            if v[0] > MAX_REQ || !states[r as usize].outstanding.remove(&(v[0] as u32)) {
+            if v[0] > MAX_REQ || states[r as usize].outstanding.remove(v[0] as u32).is_none() {
                 return None;
             }
             Call::Wait {

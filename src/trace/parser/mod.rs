@@ -43,7 +43,7 @@ enum State {
     /// After the header (of this version), before the `ranks` line.
     Ranks(u32),
     /// Reading events of this version: each rank's state so far, and the calls so far.
-    Events(u32, Vec<RankState>, Builder),
+    Events(u32, Vec<RankState>, Box<Builder>),
 }
 
 /// Parses one trace from `input`, line by line, with the default collective algorithms; `path` only
@@ -64,7 +64,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
     let mut calls = Vec::new();
     let mut buf = Vec::new();
     // The fast path reads whole lines from the buffer; a large one keeps per-refill overhead small.
-    let mut input = std::io::BufReader::with_capacity(1 << 20, &mut input);
+    let mut input = std::io::BufReader::with_capacity(1 << 17, &mut input);
     let mut line_no = 0;
     loop {
         // Fast path: whole lines of common events straight from the reader's buffer, no copy.
@@ -172,7 +172,11 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 let mut builder = Builder::new(n as u32, algorithms)
                     .map_err(|e| at(line_no, (ncol, e.to_string())))?;
                 builder.file(path, false);
-                state = State::Events(version, vec![RankState::default(); n as usize], builder);
+                state = State::Events(
+                    version,
+                    vec![RankState::default(); n as usize],
+                    Box::new(builder),
+                );
             }
             State::Events(version, per_rank, builder) => {
                 if first == "comm" {
@@ -199,7 +203,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
             line_no + 1,
             (1, "missing `ranks N` line after the header".into()),
         )),
-        State::Events(_, _, builder) => builder.finish(),
+        State::Events(_, _, builder) => (*builder).finish(),
     }
 }
 

@@ -320,7 +320,7 @@ fn fast_and_general_paths_agree() {
             line.push(' ');
         }
         let mut base = vec![RankState::default(); 4];
-        base[1].outstanding.insert(7);
+        base[1].outstanding.insert(7, ());
         for version in [1, 2, 3] {
             let mut fast = base.clone();
             let Some((rank, call)) = fast_event(line.as_bytes(), &mut fast, version) else {

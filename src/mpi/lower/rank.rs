@@ -1,0 +1,387 @@
+//! One rank's lowering: its calls to ops, in program order, with its requests, communicator handles
+//! and collective sequence numbers (see the parent module's doc for the rules).
+
+use super::*;
+use crate::mpi::handle_map::HandleMap;
+
+/// An open request of the rank being lowered. Every non-blocking send and receive posts one, so the
+/// common case is one word and the rare ones are boxed.
+#[derive(Debug)]
+enum Open {
+    /// A send or a receive with a known source: its runtime id.
+    P2p(u32),
+    /// A wildcard receive.
+    Wildcard(Box<Wildcard>),
+    /// A non-blocking collective: its name and ops, emitted when it completes.
+    Collective(Box<(&'static str, Vec<Op>)>),
+}
+
+/// A wildcard receive waiting for its completion: its runtime id, the op to patch, its communicator
+/// and where it was posted.
+#[derive(Debug)]
+struct Wildcard {
+    id: u32,
+    op: usize,
+    bound: Bound,
+    tag: TagSel,
+    pos: Pos,
+}
+
+/// The state of one rank while its calls are lowered.
+#[derive(Debug)]
+pub(super) struct RankLowering {
+    pub(super) rank: u32,
+    /// The rank's communicator handles so far.
+    pub(super) handles: Handles,
+    /// What the rank's held-back creation calls gave, in program order.
+    pub(super) made: std::vec::IntoIter<Option<Bound>>,
+    open: HandleMap<Open>,
+    /// Handles in posting order (for `waitall` of every open request); stale entries are skipped.
+    open_order: Vec<ReqHandle>,
+    next_id: u32,
+    pub(super) coll_seq: AHashMap<u32, u64>,
+    /// The rank's program so far.
+    pub(super) ops: Vec<Op>,
+    /// The op ranges of the collectives emitted so far (for the replay timeline).
+    pub(super) regions: Vec<crate::workload::Region>,
+}
+
+impl RankLowering {
+    /// World rank `rank` before its first call, with the handles definitions bound.
+    pub(super) fn new(rank: u32, handles: Handles) -> RankLowering {
+        RankLowering {
+            rank,
+            handles,
+            made: Vec::new().into_iter(),
+            open: HandleMap::default(),
+            open_order: Vec::new(),
+            next_id: 0,
+            coll_seq: AHashMap::new(),
+            ops: Vec::new(),
+            regions: Vec::new(),
+        }
+    }
+
+    fn fresh(&mut self) -> Result<u32, Msg> {
+        let id = self.next_id;
+        // Runtime ids below u32::MAX - 1 (the runtime reserves the top two); wrapping is safe because a
+        // rank never has 2^32 requests open at once, but say so if it ever would.
+        self.next_id = (self.next_id + 1) % (u32::MAX - 1);
+        if self.open.len() as u64 >= u64::from(u32::MAX - 2) {
+            return Err("more than 2^32 requests open at once".into());
+        }
+        Ok(id)
+    }
+
+    fn bound(&mut self, handle: CommHandle, comms: &mut Comms) -> Result<Bound, Msg> {
+        self.handles.get(handle, self.rank, comms).ok_or_else(|| {
+            format!(
+                "rank {} uses communicator {handle}, which it does not have (never created, freed, \
+                 or not a member)",
+                self.rank
+            )
+        })
+    }
+
+    fn peer(&self, b: Bound, rank: u32, what: &str, comms: &Comms) -> Result<u32, Msg> {
+        let size = comms.size(b.comm);
+        if rank >= size {
+            return Err(format!(
+                "{what} {rank} is outside the communicator (ranks 0..{size})"
+            ));
+        }
+        Ok(comms.world_rank(b.comm, rank))
+    }
+
+    #[inline(always)]
+    fn post(&mut self, handle: ReqHandle, open: Open) -> Result<(), Msg> {
+        if self.open.insert(handle, open).is_some() {
+            return Err(format!(
+                "rank {} posts request {handle} while it is still open",
+                self.rank
+            ));
+        }
+        self.open_order.push(handle);
+        Ok(())
+    }
+
+    /// Lowers `call`, the rank's call number `index` (from 0, in program order). Inlined into
+    /// [`Builder::push`] so that the call a reader builds is taken apart where it is made instead of
+    /// being copied through memory.
+    #[inline(always)]
+    pub(super) fn lower(
+        &mut self,
+        call: Call,
+        pos: Pos,
+        index: u64,
+        cx: &mut Shared,
+    ) -> Result<(), Msg> {
+        let Shared {
+            comms,
+            algorithms,
+            log,
+            stats,
+        } = cx;
+        match call {
+            Call::Send {
+                comm,
+                dest,
+                tag,
+                bytes,
+                mode,
+                req,
+            } => {
+                let b = self.bound(comm, comms)?;
+                let to = self.peer(b, dest, "destination", comms)?;
+                let tag = user_tag(b, tag)?;
+                let kind = match (mode, req) {
+                    (SendMode::Synchronous, None) => "ssend",
+                    (SendMode::Synchronous, Some(_)) => "issend",
+                    (_, None) => "send",
+                    (_, Some(_)) => "isend",
+                };
+                stats.send(kind, bytes, to == self.rank);
+                if mode == SendMode::Detached && req.is_none() {
+                    self.ops.push(Op::Send { to, bytes, tag });
+                    return Ok(());
+                }
+                let id = self.fresh()?;
+                self.ops.push(match mode {
+                    SendMode::Standard | SendMode::Detached => Op::Isend {
+                        to,
+                        bytes,
+                        tag,
+                        req: id,
+                    },
+                    SendMode::Synchronous => Op::Issend {
+                        to,
+                        bytes,
+                        tag,
+                        req: id,
+                    },
+                });
+                match req {
+                    None => self.ops.push(Op::Wait { req: id }),
+                    Some(h) => self.post(h, Open::P2p(id))?,
+                }
+            }
+            Call::Recv {
+                comm,
+                source,
+                tag,
+                req,
+                status,
+            } => {
+                let b = self.bound(comm, comms)?;
+                let wildcard = source == Source::Any || tag == TagSel::Any;
+                stats.receive(wildcard);
+                match req {
+                    None => {
+                        let (from, tag) = self.resolve(b, source, tag, status, comms)?;
+                        self.ops.push(Op::Recv { from, tag });
+                    }
+                    Some(h) => {
+                        let id = self.fresh()?;
+                        match (source, tag, status) {
+                            (Source::Any, _, None) | (_, TagSel::Any, None) => {
+                                self.post(
+                                    h,
+                                    Open::Wildcard(Box::new(Wildcard {
+                                        id,
+                                        op: self.ops.len(),
+                                        bound: b,
+                                        tag,
+                                        pos,
+                                    })),
+                                )?;
+                                self.ops.push(Op::Irecv {
+                                    from: 0,
+                                    tag: 0,
+                                    req: id,
+                                });
+                            }
+                            _ => {
+                                let (from, tag) = self.resolve(b, source, tag, status, comms)?;
+                                self.ops.push(Op::Irecv { from, tag, req: id });
+                                self.post(h, Open::P2p(id))?;
+                            }
+                        }
+                    }
+                }
+            }
+            Call::Sendrecv {
+                comm,
+                dest,
+                send_tag,
+                bytes,
+                source,
+                recv_tag,
+                status,
+            } => {
+                let b = self.bound(comm, comms)?;
+                let to = self.peer(b, dest, "destination", comms)?;
+                let (from, rtag) = self.resolve(b, source, recv_tag, status, comms)?;
+                stats.send("sendrecv", bytes, to == self.rank);
+                stats.receive(source == Source::Any || recv_tag == TagSel::Any);
+                let (r, s) = (self.fresh()?, self.fresh()?);
+                self.ops.push(Op::Irecv {
+                    from,
+                    tag: rtag,
+                    req: r,
+                });
+                self.ops.push(Op::Isend {
+                    to,
+                    bytes,
+                    tag: user_tag(b, send_tag)?,
+                    req: s,
+                });
+                self.ops.push(Op::Wait { req: s });
+                self.ops.push(Op::Wait { req: r });
+            }
+            Call::Wait { req, status } => self.complete(req, status, comms)?,
+            Call::WaitAll { reqs: Some(list) } => {
+                for h in list {
+                    self.complete(h, None, comms)?;
+                }
+            }
+            Call::WaitAll { reqs: None } => {
+                // Every open request in posting order: stale entries (completed since) are skipped,
+                // and a handle posted twice completes at its first entry, so the second finds it gone.
+                let mut order = std::mem::take(&mut self.open_order);
+                let done = order.iter().try_for_each(|&h| {
+                    if self.open.contains_key(h) {
+                        self.complete(h, None, comms)
+                    } else {
+                        Ok(())
+                    }
+                });
+                order.clear();
+                self.open_order = order;
+                done?;
+            }
+            Call::WaitUnrecorded { reqs, some } => {
+                let open: Vec<ReqHandle> = reqs
+                    .into_iter()
+                    .filter(|&h| self.open.contains_key(h))
+                    .collect();
+                let take = if some { open.len() } else { open.len().min(1) };
+                for h in open.into_iter().take(take) {
+                    self.complete(h, None, comms)?;
+                }
+            }
+            Call::Collective { comm, op, req } => {
+                let b = self.bound(comm, comms)?;
+                stats.collective(b.comm, comms.size(b.comm), b.me, op.name());
+                let first = self.ops.len();
+                self.collective(b, &op, (pos, index), comms, algorithms, log)?;
+                match req {
+                    None => self.region(op.name(), first),
+                    Some(h) => {
+                        let ops = self.ops.split_off(first);
+                        self.post(h, Open::Collective(Box::new((op.name(), ops))))?
+                    }
+                }
+            }
+            Call::Compute { cycles } => {
+                stats.compute(cycles);
+                self.ops.push(Op::Compute { cycles });
+            }
+            Call::CommSplit { new, .. }
+            | Call::CommDup { new, .. }
+            | Call::CommCreate { new, .. } => {
+                let made = self
+                    .made
+                    .next()
+                    .expect("resolve gave every creation call a result");
+                self.handles.set(new, made);
+            }
+            Call::CommFree { comm } => self.handles.set(comm, None),
+        }
+        Ok(())
+    }
+
+    /// World source and matching tag of a receive, wildcards taken from `status`.
+    fn resolve(
+        &self,
+        b: Bound,
+        source: Source,
+        tag: TagSel,
+        status: Option<Status>,
+        comms: &Comms,
+    ) -> Result<(u32, u64), Msg> {
+        let src = match (source, status) {
+            (Source::Rank(s), _) => s,
+            (Source::Any, Some(st)) => st.source,
+            (Source::Any, None) => {
+                return Err(
+                    "MPI_ANY_SOURCE receive, but the trace records no source for it (the replay \
+                     needs the status of the completed receive)"
+                        .into(),
+                );
+            }
+        };
+        let t = match (tag, status) {
+            (TagSel::Tag(t), _) => t,
+            (TagSel::Any, Some(st)) => st.tag,
+            (TagSel::Any, None) => {
+                return Err(
+                    "MPI_ANY_TAG receive, but the trace records no tag for it (the replay needs \
+                     the status of the completed receive)"
+                        .into(),
+                );
+            }
+        };
+        let from = self.peer(b, src, "source", comms)?;
+        Ok((from, user_tag(b, t)?))
+    }
+
+    /// Request `h` completes here.
+    fn complete(&mut self, h: ReqHandle, status: Option<Status>, comms: &Comms) -> Result<(), Msg> {
+        let Some(open) = self.open.remove(h) else {
+            return Err(format!(
+                "rank {} waits on request {h}, which it has not posted (or already completed)",
+                self.rank
+            ));
+        };
+        match open {
+            Open::P2p(id) => self.ops.push(Op::Wait { req: id }),
+            Open::Wildcard(w) => {
+                let Wildcard {
+                    id,
+                    op,
+                    bound,
+                    tag,
+                    pos,
+                } = *w;
+                let source = Source::Any;
+                let (from, tag) = self
+                    .resolve(bound, source, tag, status, comms)
+                    .map_err(|m| format!("{m} (the receive posted at {})", pos.at))?;
+                self.ops[op] = Op::Irecv { from, tag, req: id };
+                self.ops.push(Op::Wait { req: id });
+            }
+            Open::Collective(c) => {
+                let (name, ops) = *c;
+                self.emit_collective(name, ops)
+            }
+        }
+        Ok(())
+    }
+
+    /// End of the rank's calls: a wildcard receive never completed cannot be replayed.
+    pub(super) fn close(&mut self) -> Result<(), (Pos, Msg)> {
+        for open in self.open.values() {
+            if let Open::Wildcard(w) = open {
+                return Err((
+                    w.pos,
+                    format!(
+                        "rank {}'s wildcard receive is never completed, so the trace records no \
+                         source for it",
+                        self.rank
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
