@@ -315,6 +315,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         collectives_known: program.regions().is_some(),
         max_tracks: crate::report::timeline::MAX_TRACKS,
         max_events: crate::report::timeline::MAX_EVENTS,
+        max_flows: crate::report::timeline::MAX_FLOWS,
+        cycles_per_second: wl.generator.cycles_per_second(),
     };
     let sim = Sim {
         topo: topo.as_ref(),
