@@ -75,8 +75,9 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
-        /// Write the replay timeline to FILE: Chrome trace-event JSON for Perfetto or
-        /// chrome://tracing (1 µs = 1 cycle; written atomically).
+        /// Write the replay timeline to FILE: Chrome trace-event JSON for Perfetto, chrome://tracing
+        /// or speedscope (real time at the network clock, 1 GHz unless the trace sets
+        /// `cycles_per_second`; arrows for the first 10,000 messages; written atomically).
         #[arg(long, value_name = "FILE")]
         timeline: Option<PathBuf>,
         /// Record link load over time: DIR/link_load.csv (per class), DIR/top_links.csv and
@@ -91,7 +92,7 @@ enum Command {
         /// path) to FILE.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
-        /// Progress on stderr: simulated cycle, messages delivered, rate, ETA.
+        /// Progress on stderr: share of the phits delivered, rate, ETA, simulated cycle.
         #[command(flatten)]
         show: ShowProgress,
     },
@@ -117,6 +118,9 @@ enum Command {
         /// Slurm job array and merge job (`--slurm`, `--array`, `--submit`, ...).
         #[command(flatten)]
         slurm: SlurmArgs,
+        /// Progress on stderr: the run count, then runs done, rate, ETA.
+        #[command(flatten)]
+        show: ShowProgress,
     },
     /// Merge campaign results directories (shards of one config) and print and write the report.
     Report {
@@ -200,7 +204,7 @@ enum Command {
     },
 }
 
-/// Whether a long command shows its progress on stderr (`run`, `load-latency`).
+/// Whether a long command shows its progress on stderr (`run`, `load-latency`, `campaign`).
 #[derive(Debug, clap::Args)]
 struct ShowProgress {
     /// Show progress on stderr even when it is not a terminal (plain lines then); by default only
@@ -360,6 +364,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             shard,
             status,
             slurm,
+            show,
         } => {
             if let Some(dir) = status {
                 let s = campaign::status::status(&dir)?;
@@ -404,7 +409,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 config.display(),
                 dir.display()
             ));
-            let p = campaign::run_campaign(&cfg, &dir, jobs, shard, true)?;
+            let show = report::progress::Show::choose(show.progress, show.quiet);
+            let p = campaign::run_campaign(&cfg, &dir, jobs, shard, show)?;
             eprintln!(
                 "{} runs in this {}: {} already done, {} run now; results in {}",
                 p.shard_runs,
