@@ -121,7 +121,7 @@ mod tests {
         let eager = bu.generator.generate(16).unwrap();
         // 4 stages x 16 sends of 1000 bytes: 16 packets of 16 phits each.
         assert_eq!(program_phits(&eager, &model), 4 * 16 * 256);
-        let mut mpi = eager.mpi().clone();
+        let mut mpi = *eager.mpi();
         mpi.protocol = Protocol::Rendezvous;
         mpi.eager_threshold = 100;
         let rendezvous = eager.clone().with_mpi(mpi);
