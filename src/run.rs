@@ -303,6 +303,13 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         )?;
     }
     let program = wl.generator.generate(ranks)?;
+    log::info!(
+        "{} ranks of `{}` placed on `{}` ({} nodes), seed {seed}",
+        ranks,
+        wl.generator.spec(),
+        topo.spec(),
+        topo.nodes()
+    );
     memory::check(
         engine_bytes + memory::program_bytes(&program),
         config.max_memory,
@@ -311,7 +318,11 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
     let observer = network::Progress::default();
     let total = network::program_phits(&program, &config.network);
-
+    log::debug!(
+        "{} messages, {total} phits to deliver; memory estimate {}",
+        program.sends().count(),
+        memory::human(engine_bytes + memory::program_bytes(&program))
+    );
     let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
     let want_load = config.link_load || config.timeline.is_some();
     let mut load = want_load.then(|| LoadBins::new(config.bins.unwrap_or(DEFAULT_BINS)));
