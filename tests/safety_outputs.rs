@@ -353,6 +353,47 @@ fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
     assert!(!timeline.exists());
 }
 
+/// SIGTERM still removes the temporary file and exits with 130 when stderr is a closed pipe (the
+/// reader of `netreplay ... 2>&1 | head -1` gone), and progress lines into that pipe stop nothing.
+#[test]
+fn sigterm_with_stderr_closed_still_cleans_up_and_exits() {
+    let dir = fresh_dir(TAG, "sigterm-closed");
+    let timeline = dir.join("t.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args([
+            "run",
+            "--topology",
+            "fat-tree:k=8,n=3",
+            "--workload",
+            "3m:size=1G",
+        ])
+        .args(["--progress", "--timeline"])
+        .arg(&timeline)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let pid = child.id();
+    let tmp = dir.join(format!(".t.json.netreplay-tmp.{pid}"));
+    let start = std::time::Instant::now();
+    while !tmp.exists() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(tmp.exists(), "no temporary file {} appeared", tmp.display());
+    // Past the first progress lines (every 2 s), each written into the closed pipe.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let (out, ended) = wait_guarded(child, 60);
+    assert!(ended, "still running after SIGTERM with stderr closed");
+    assert_eq!(out.status.code(), Some(130));
+    assert!(!tmp.exists(), "{} was left", tmp.display());
+}
+
 /// `ranks = 3` with `bu` is refused before the directory is written, so the corrected config runs on
 /// the same `--out`; a manifest without results (left by an older version) does not block it either.
 #[test]

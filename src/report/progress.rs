@@ -10,7 +10,7 @@
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::VecDeque;
-use std::io::IsTerminal as _;
+use std::io::{IsTerminal as _, Write as _};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,12 @@ pub enum Show {
     Bar,
     /// A plain line every `LINE_EVERY` (stderr is a pipe or file and `--progress` was given).
     Lines,
+}
+
+/// Writes a progress line on stderr, ignoring errors: a closed pipe must not stop the work (the
+/// `eprintln!` macro would panic).
+fn say(line: std::fmt::Arguments) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// How often plain progress lines are written.
@@ -189,7 +195,10 @@ pub fn observe<T>(
                     .progress_chars("=> "),
             );
             if show == Show::Lines {
-                eprintln!("progress: started, {}{unit} to go", si(total as f64));
+                say(format_args!(
+                    "progress: started, {}{unit} to go",
+                    si(total as f64)
+                ));
             }
             let mut last_line = start;
             while !done.load(Ordering::Relaxed) {
@@ -201,19 +210,19 @@ pub fn observe<T>(
                 bar.set_message(fields.clone());
                 if show == Show::Lines && now.duration_since(last_line) >= LINE_EVERY {
                     last_line = now;
-                    eprintln!(
+                    say(format_args!(
                         "progress: {fields}, {:.0} s elapsed",
                         start.elapsed().as_secs_f64()
-                    );
+                    ));
                 }
                 std::thread::sleep(Duration::from_millis(100));
             }
             bar.finish_and_clear();
             if show == Show::Lines {
-                eprintln!(
+                say(format_args!(
                     "progress: finished in {:.1} s",
                     start.elapsed().as_secs_f64()
-                );
+                ));
             }
         });
         let result = work();
