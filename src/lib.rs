@@ -20,3 +20,13 @@ pub mod topology;
 pub mod trace;
 pub mod traffic;
 pub mod workload;
+
+/// What `netreplay --version` prints: the package version and the git commit it was built from
+/// (`build.rs`; `unknown commit` when built outside a git checkout), so a result can be traced to
+/// the code that produced it.
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("NETREPLAY_GIT_COMMIT"),
+    ")"
+);

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = netreplay::cli::Cli::parse();
+    cli.init_logging();
     let command: Vec<String> = std::env::args().skip(1).collect();
     if let Err(e) =
         netreplay::report::interrupt::install(&format!("`netreplay {}`", command.join(" ")))

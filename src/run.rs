@@ -234,9 +234,9 @@ fn check_declared_ranks(workload_spec: &str, topo: &dyn Topology) -> Result<()> 
     crate::trace::limits::check_ranks(path, format, &limit)
 }
 
-/// Runs `work` with the progress `config` asks for: messages delivered of `total` and the simulated
-/// cycle, as the engine publishes them into `observer`.
-fn observe_messages<T>(
+/// Runs `work` with progress on stderr as `config` asks: phits delivered of the `total` the run
+/// delivers (see `report/progress.rs`), with the cycle and messages delivered as a note.
+fn observe_phits<T>(
     config: &RunConfig,
     total: u64,
     observer: &network::Progress,
@@ -245,10 +245,16 @@ fn observe_messages<T>(
     crate::report::progress::observe(
         config.progress,
         total,
-        "messages",
+        "phits",
         || {
             let (cycle, delivered) = observer.read();
-            (delivered, format!("cycle {cycle}"))
+            (
+                observer.phits(),
+                format!(
+                    "cycle {cycle}, {} delivered",
+                    crate::report::progress::count(delivered, "messages")
+                ),
+            )
         },
         work,
     )
@@ -297,6 +303,13 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         )?;
     }
     let program = wl.generator.generate(ranks)?;
+    log::info!(
+        "{} ranks of `{}` placed on `{}` ({} nodes), seed {seed}",
+        ranks,
+        wl.generator.spec(),
+        topo.spec(),
+        topo.nodes()
+    );
     memory::check(
         engine_bytes + memory::program_bytes(&program),
         config.max_memory,
@@ -304,7 +317,12 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     )?;
 
     let observer = network::Progress::default();
-    let total = program.sends().count() as u64;
+    let total = network::program_phits(&program, &config.network);
+    log::debug!(
+        "{} messages, {total} phits to deliver; memory estimate {}",
+        program.sends().count(),
+        memory::human(engine_bytes + memory::program_bytes(&program))
+    );
     let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
     let want_load = config.link_load || config.timeline.is_some();
     let mut load = want_load.then(|| LoadBins::new(config.bins.unwrap_or(DEFAULT_BINS)));
@@ -315,6 +333,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         collectives_known: program.regions().is_some(),
         max_tracks: crate::report::timeline::MAX_TRACKS,
         max_events: crate::report::timeline::MAX_EVENTS,
+        max_flows: crate::report::timeline::MAX_FLOWS,
+        cycles_per_second: wl.generator.cycles_per_second(),
     };
     let sim = Sim {
         topo: topo.as_ref(),
@@ -328,7 +348,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         None => sim.run(load, None),
         Some(path) => timeline_run(path, &meta, &sim, load),
     };
-    let ((outcome, critical_path), speed) = observe_messages(config, total, &observer, || {
+    let ((outcome, critical_path), speed) = observe_phits(config, total, &observer, || {
         Speed::measure(topo.nodes(), || run(load.as_mut()), |o: &Simulated| &o.0)
     })?;
     let link_load = match (&load, config.link_load) {
@@ -437,8 +457,11 @@ fn execute_jobs(
         })
         .collect();
     let observer = network::Progress::default();
-    let total: u64 = jobs.iter().map(|j| j.program.sends().count() as u64).sum();
-    let ((outcome, completed), speed) = observe_messages(config, total, &observer, || {
+    let total: u64 = jobs
+        .iter()
+        .map(|j| network::program_phits(j.program, &config.network))
+        .sum();
+    let ((outcome, completed), speed) = observe_phits(config, total, &observer, || {
         Speed::measure(
             topo.nodes(),
             || network::simulate_jobs_observed(topo, &config.network, &jobs, seed, Some(&observer)),

@@ -208,3 +208,93 @@ fn bad_config_files_give_file_line_column() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The stdout of a command that must succeed.
+fn stdout(args: &[&str]) -> String {
+    let out = netreplay(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn shell_completions_man_page_and_version() {
+    // Each shell's script completes the subcommands.
+    for (shell, marker) in [
+        ("bash", "_netreplay()"),
+        ("zsh", "#compdef netreplay"),
+        ("fish", "complete -c netreplay"),
+    ] {
+        let script = stdout(&["completions", shell]);
+        assert!(script.contains(marker), "{shell}: {script:.300}");
+        for sub in ["run", "campaign", "load-latency", "completions"] {
+            assert!(script.contains(sub), "{shell} script lacks `{sub}`");
+        }
+    }
+    let out = netreplay(&["completions", "tcsh"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("possible values: bash"));
+    let man = stdout(&["man"]);
+    assert!(man.contains(".TH netreplay 1"), "{man:.300}");
+    assert!(
+        man.contains("load\\-latency"),
+        "the manual lists the subcommands"
+    );
+    // The version names the commit it was built from (this test runs in a git checkout) or says
+    // it is unknown.
+    let version = stdout(&["--version"]);
+    let v = version.trim();
+    assert!(
+        v.starts_with(&format!("netreplay {} (", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
+    assert!(
+        v.ends_with(")") && (v.contains("(commit ") || v.contains("(unknown commit)")),
+        "{v}"
+    );
+}
+
+#[test]
+fn run_help_lists_every_placement_policy() {
+    let help = stdout(&["run", "--help"]);
+    for policy in netreplay::placement::REGISTRY.names() {
+        assert!(help.contains(policy), "`{policy}` missing from run --help");
+    }
+    assert!(help.contains("busy=F"), "the fragmented machine (busy=F)");
+}
+
+#[test]
+fn verbose_logs_to_stderr_and_rust_log_overrides_it() {
+    let args = [
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--workload",
+        "bu:size=100",
+        "--quiet",
+    ];
+    let err = |extra: &[&str], env: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_netreplay"));
+        cmd.args(extra).args(args).env_remove("RUST_LOG");
+        if let Some(e) = env {
+            cmd.env("RUST_LOG", e);
+        }
+        let out = cmd.output().expect("the binary runs");
+        assert!(out.status.success());
+        String::from_utf8(out.stderr).unwrap()
+    };
+    assert_eq!(err(&[], None), "");
+    let info = err(&["-v"], None);
+    assert!(
+        info.contains(
+            "[INFO  netreplay::run] 16 ranks of `bu:size=100` placed on `fat-tree:k=4,n=2`"
+        ),
+        "{info}"
+    );
+    assert!(!info.contains("DEBUG"), "{info}");
+    assert!(err(&["-vv"], None).contains("[DEBUG netreplay::run] 64 messages"));
+    assert_eq!(err(&["-v"], Some("off")), "");
+}

@@ -112,8 +112,9 @@ fn p9_long_runs_show_progress_on_request_and_not_with_quiet() {
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let shown = run(&["--progress"]);
+    // Work is phits: 384 messages of 200000 bytes, 3125 packets of 16 phits each.
     assert!(
-        shown.contains("progress: started, 384 messages to go"),
+        shown.contains("progress: started, 19.2 Mphits to go"),
         "{shown}"
     );
     assert!(shown.contains("progress: finished in"), "{shown}");
@@ -141,6 +142,38 @@ fn p9_long_runs_show_progress_on_request_and_not_with_quiet() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(err.contains("progress: started, 2 points to go"), "{err}");
+    // A campaign says how many runs it has before it starts, and shows progress only when asked.
+    let dir = std::env::temp_dir().join(format!(
+        "netreplay-campaign-progress-{}",
+        std::process::id()
+    ));
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/quick-campaign.toml");
+    let campaign = |extra: &str| {
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = netreplay(&[
+            "campaign",
+            config,
+            "--jobs",
+            "1",
+            "--out",
+            dir.to_str().unwrap(),
+            extra,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = campaign("--progress");
+    assert!(
+        err.contains("campaign: 24 runs to run on 1 thread (0 of 24 runs already done)"),
+        "{err}"
+    );
+    assert!(err.contains("progress: started, 24 runs to go"), "{err}");
+    assert!(!campaign("--quiet").contains("progress:"));
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
@@ -237,9 +270,10 @@ fn p9_a_run_of_several_jobs_shows_progress() {
     let out = netreplay(&["run", cfg.to_str().unwrap(), "--progress"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
-    // BU on 32 ranks: 5 stages x 32 sends; BT on 16 ranks: one send per tree edge, 15.
+    // BU on 32 ranks: 5 stages x 32 sends; BT on 16 ranks: one send per tree edge, 15; each of
+    // 1000 bytes, 16 packets of 16 phits: 175 x 256 = 44800 phits.
     assert!(
-        err.contains("progress: started, 175 messages to go"),
+        err.contains("progress: started, 44.8 kphits to go"),
         "{err}"
     );
     assert!(err.contains("progress: finished in"), "{err}");

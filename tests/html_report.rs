@@ -7,9 +7,12 @@
 //! Without `chromium`, `chromium-browser` or `google-chrome` on PATH the test is skipped with a
 //! message, unless `NETREPLAY_REQUIRE_CHROMIUM=1` (as `.ci/run` sets), which makes it fail.
 
+mod common;
+
+use common::browser::{chromium_or_skip, run_with_timeout};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("html_report");
@@ -27,62 +30,6 @@ fn netreplay(args: &[&str]) {
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-}
-
-/// The browser on PATH, if any.
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    None
-}
-
-/// Runs `cmd`, killing it after `limit` (a browser that hangs fails the test instead of the CI job).
-/// Its output is drained by threads while it runs: a DOM larger than a pipe's buffer would otherwise
-/// block the browser.
-fn run_with_timeout(mut cmd: Command, limit: Duration) -> Output {
-    use std::io::Read;
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the browser starts");
-    let drain = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = r.read_to_end(&mut buf);
-            buf
-        })
-    };
-    let out = drain(Box::new(child.stdout.take().expect("stdout")));
-    let err = drain(Box::new(child.stderr.take().expect("stderr")));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            let stderr = err.join().unwrap_or_default();
-            panic!(
-                "the browser did not finish in {limit:?}: {}",
-                String::from_utf8_lossy(&stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    Output {
-        status,
-        stdout: out.join().unwrap_or_default(),
-        stderr: err.join().unwrap_or_default(),
-    }
 }
 
 const CHECK: &str = r#"<script>
@@ -176,16 +123,7 @@ fn check_page(browser: &Path, page: &Path, shot: &Path) -> usize {
 
 #[test]
 fn html_reports_render_in_headless_chromium() {
-    let Some(browser) = chromium() else {
-        if std::env::var("NETREPLAY_REQUIRE_CHROMIUM").as_deref() == Ok("1") {
-            panic!(
-                "NETREPLAY_REQUIRE_CHROMIUM=1 but no chromium, chromium-browser or google-chrome on PATH"
-            );
-        }
-        eprintln!(
-            "SKIPPED html_reports_render_in_headless_chromium: no chromium on PATH \
-             (apt-get install chromium; NETREPLAY_REQUIRE_CHROMIUM=1 makes this a failure)"
-        );
+    let Some(browser) = chromium_or_skip("html_reports_render_in_headless_chromium") else {
         return;
     };
     let root = env!("CARGO_MANIFEST_DIR");

@@ -316,6 +316,28 @@ fn stale_temporary_files_are_removed_by_the_next_write() {
     assert!(out.exists());
 }
 
+/// Waits until `child` has begun writing `tmp`, then `delay_ms` more, sends it `signal` (`-INT`,
+/// `-TERM`) and waits for it (a minute at most): its output and whether it ended.
+fn signal_once_writing(
+    child: std::process::Child,
+    tmp: &Path,
+    signal: &str,
+    delay_ms: u64,
+) -> (std::process::Output, bool) {
+    let start = std::time::Instant::now();
+    while !tmp.exists() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert!(tmp.exists(), "no temporary file {} appeared", tmp.display());
+    std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+    let killed = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    wait_guarded(child, 60)
+}
+
 /// SIGINT during `run --timeline` removes the timeline's temporary file, says what was interrupted
 /// and exits with 130.
 #[test]
@@ -331,19 +353,8 @@ fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
         "3m:size=1G",
     ];
     let child = spawn(&big, "--timeline", &timeline);
-    let pid = child.id();
-    let tmp = dir.join(format!(".t.json.netreplay-tmp.{pid}"));
-    let start = std::time::Instant::now();
-    while !tmp.exists() && start.elapsed().as_secs() < 60 {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    assert!(tmp.exists(), "no temporary file {} appeared", tmp.display());
-    let killed = Command::new("kill")
-        .args(["-INT", &pid.to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
-    let (out, ended) = wait_guarded(child, 60);
+    let tmp = dir.join(format!(".t.json.netreplay-tmp.{}", child.id()));
+    let (out, ended) = signal_once_writing(child, &tmp, "-INT", 0);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(ended, "still running after SIGINT: {err}");
     assert_eq!(out.status.code(), Some(130), "{err}");
@@ -351,6 +362,35 @@ fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
     assert!(err.contains("t.json was not written"), "{err}");
     assert!(!tmp.exists(), "{} was left", tmp.display());
     assert!(!timeline.exists());
+}
+
+/// SIGTERM still removes the temporary file and exits with 130 when stderr is a closed pipe (the
+/// reader of `netreplay ... 2>&1 | head -1` gone), and progress lines into that pipe stop nothing.
+#[test]
+fn sigterm_with_stderr_closed_still_cleans_up_and_exits() {
+    let dir = fresh_dir(TAG, "sigterm-closed");
+    let timeline = dir.join("t.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args([
+            "run",
+            "--topology",
+            "fat-tree:k=8,n=3",
+            "--workload",
+            "3m:size=1G",
+        ])
+        .args(["--progress", "--timeline"])
+        .arg(&timeline)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let tmp = dir.join(format!(".t.json.netreplay-tmp.{}", child.id()));
+    // Sent past the first progress lines (every 2 s), each written into the closed pipe.
+    let (out, ended) = signal_once_writing(child, &tmp, "-TERM", 2500);
+    assert!(ended, "still running after SIGTERM with stderr closed");
+    assert_eq!(out.status.code(), Some(130));
+    assert!(!tmp.exists(), "{} was left", tmp.display());
 }
 
 /// `ranks = 3` with `bu` is refused before the directory is written, so the corrected config runs on

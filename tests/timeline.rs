@@ -7,9 +7,11 @@
 
 use netreplay::network::load_bins::LoadBins;
 use netreplay::network::{Instruments, NetworkModel, simulate, simulate_instrumented};
+mod common;
+
+use common::timeline::{Checked, validate};
 use netreplay::report::timeline::{TimelineMeta, TimelineWriter};
 use serde_json::Value;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -40,82 +42,6 @@ fn npb(kernel: &str) -> String {
         ))
         .display()
         .to_string()
-}
-
-/// What a validated timeline says about each rank track: (sum of its interval durations, its `end`
-/// instant), and how many collective slices it holds.
-struct Checked {
-    ranks: HashMap<u64, (u64, Option<u64>)>,
-    collectives: usize,
-    /// Cycles of the critical-path track (process 3).
-    critical: u64,
-    other: Value,
-}
-
-/// Checks the trace-event rules netreplay promises: every event has `ph`, `pid`, `tid`, `name` and
-/// (except metadata) a numeric `ts`; `X` events have `dur`; `B`/`E` match per track; timestamps never
-/// go back on a track (a thread for slices and instants, a (pid, name) counter for `C` events).
-fn validate(path: &Path) -> Checked {
-    let text = std::fs::read_to_string(path).unwrap();
-    let v: Value = serde_json::from_str(&text).expect("the timeline is JSON");
-    let events = v["traceEvents"].as_array().expect("traceEvents");
-    assert!(events.len() > 10, "{}: too few events", path.display());
-    let mut last: HashMap<String, u64> = HashMap::new();
-    let mut open: HashMap<(u64, u64), Vec<String>> = HashMap::new();
-    let mut ranks: HashMap<u64, (u64, Option<u64>)> = HashMap::new();
-    let mut collectives = 0;
-    let mut critical = 0;
-    for e in events {
-        let ph = e["ph"].as_str().expect("ph");
-        let pid = e["pid"].as_u64().expect("pid");
-        let tid = e["tid"].as_u64().expect("tid");
-        let name = e["name"].as_str().expect("name").to_string();
-        if ph == "M" {
-            continue;
-        }
-        let ts = e["ts"].as_u64().unwrap_or_else(|| panic!("ts in {e}"));
-        let track = if ph == "C" {
-            format!("C {pid} {name}")
-        } else {
-            format!("{pid} {tid}")
-        };
-        let before = last.insert(track.clone(), ts).unwrap_or(0);
-        assert!(ts >= before, "time goes back on track {track}: {e}");
-        match ph {
-            "X" => {
-                let dur = e["dur"].as_u64().unwrap_or_else(|| panic!("dur in {e}"));
-                if pid == 3 {
-                    critical += dur;
-                } else {
-                    ranks.entry(tid).or_default().0 += dur;
-                }
-                // A slice's end is where the track's next event may start.
-                last.insert(track, ts + dur);
-            }
-            "B" => {
-                collectives += 1;
-                open.entry((pid, tid)).or_default().push(name);
-            }
-            "E" => {
-                assert!(
-                    open.entry((pid, tid)).or_default().pop().is_some(),
-                    "E without B on {track}"
-                );
-            }
-            "i" if name == "end" => ranks.entry(tid).or_default().1 = Some(ts),
-            "i" | "C" => {}
-            other => panic!("unexpected phase {other}"),
-        }
-    }
-    for ((pid, tid), stack) in open {
-        assert!(stack.is_empty(), "unclosed B on {pid}/{tid}: {stack:?}");
-    }
-    Checked {
-        ranks,
-        collectives,
-        critical,
-        other: v["otherData"].clone(),
-    }
 }
 
 /// Every rank's intervals sum to its finishing cycle, the latest of which is the critical path's.
@@ -191,9 +117,12 @@ fn bu_on_64_ranks_timeline_is_valid_and_adds_up() {
     assert_eq!(c.critical, r["critical_path"]["cycles"].as_u64().unwrap());
     assert_eq!(
         c.other["time_unit"],
-        "1 trace microsecond = 1 simulated cycle"
+        "ts in microseconds of simulated time at 1000000000 cycles per second"
     );
     assert_eq!(c.other["ranks_shown"], 64);
+    // Every message of BU is point to point: 64 ranks x 6 stages, each with its arrow.
+    assert_eq!(c.flows, 64 * 6);
+    assert_eq!(c.other["flows"], 64 * 6);
     for f in ["link_load.csv", "top_links.csv", "link_load.svg"] {
         assert!(dir.join(f).is_file(), "{f}");
     }
@@ -243,10 +172,9 @@ fn npb_trace_timeline_has_collectives_and_adds_up() {
     check_ranks(&c, &r, 16);
     check_link_load(&r);
     assert!(c.collectives > 0, "CG's allreduces are collective slices");
-    assert_eq!(
-        c.other["collectives"],
-        "B/E slices from the trace's MPI calls"
-    );
+    assert_eq!(c.other["collectives"], "slices from the trace's MPI calls");
+    // CG's point-to-point messages outnumber the cap: the first 10,000 have arrows.
+    assert_eq!(c.flows, 10_000);
     let cp = &r["critical_path"];
     let parts: u64 = ["compute_cycles", "latency_cycles", "contention_cycles"]
         .iter()
@@ -384,6 +312,8 @@ fn instruments_do_not_change_the_run() {
         collectives_known: false,
         max_tracks: 16,
         max_events: 100,
+        max_flows: 10,
+        cycles_per_second: 1e9,
     };
     let mut writer = TimelineWriter::new(Vec::new(), &meta).unwrap();
     let (watched, cp) = simulate_instrumented(

@@ -23,7 +23,6 @@ use crate::error::{Error, Result};
 use crate::network::NetworkModel;
 use crate::run::{self, RunConfig};
 use crate::spec::Spec;
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::io::Write as _;
@@ -412,15 +411,16 @@ fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
     )
 }
 
-/// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with a
-/// progress bar on stderr.
+/// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with its
+/// progress on stderr as `show` says (the run count up front, then runs done, rate and ETA).
 pub fn run_campaign(
     cfg: &CampaignConfig,
     dir: &Path,
     jobs: usize,
     shard: Option<Shard>,
-    show_progress: bool,
+    show: crate::report::progress::Show,
 ) -> Result<Progress> {
+    use crate::report::progress::{Show, count, observe};
     std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
     // Held until every run of this invocation is appended.
     let _lock = lock::DirLock::acquire(dir)?;
@@ -430,59 +430,63 @@ pub fn run_campaign(
     let resumed = mine.len() - todo.len();
     let file = Mutex::new(open_results(dir)?);
     let results_path: PathBuf = dir.join(RESULTS);
-    let bar = if show_progress {
-        ProgressBar::new(mine.len() as u64)
-    } else {
-        ProgressBar::hidden()
-    };
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} runs, ETA {eta} {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_position(resumed as u64);
-    bar.reset_eta();
     check_parallel_memory(cfg, threads(jobs).min(todo.len().max(1)))?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads(jobs))
         .build()
         .map_err(|e| Error::Invalid(format!("cannot start {jobs} threads: {e}")))?;
-    pool.install(|| {
-        todo.par_iter().try_for_each(|run| -> Result<()> {
-            let rc = cfg.run_config(run)?;
-            let r = run::execute(&rc).map_err(|e| {
-                Error::Invalid(format!(
-                    "run {} / {}{} failed: {e}",
-                    run.label,
-                    run.workload,
-                    run.size.map_or(String::new(), |s| format!(" / size={s}"))
-                ))
-            })?;
-            let rec = RunRecord {
-                config_hash: hash.clone(),
-                label: run.label.clone(),
-                workload: run.workload.clone(),
-                size: run.size,
-                completion_cycles: r.outcome.completion_cycles,
-                messages: r.outcome.messages,
-                phit_hops: r.outcome.phit_hops,
-                wall_seconds: r.speed.wall_seconds,
-            };
-            let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
-            {
-                let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-                f.write_all(line.as_bytes())
-                    .and_then(|()| f.sync_data())
-                    .map_err(Error::io(results_path.display()))?;
-            }
-            bar.set_message(format!("{} {}", run.label, run.workload));
-            bar.inc(1);
-            Ok(())
+    if show != Show::Off {
+        eprintln!(
+            "campaign: {} to run on {} ({} of {} already done)",
+            count(todo.len() as u64, "runs"),
+            count(threads(jobs).min(todo.len().max(1)) as u64, "threads"),
+            resumed,
+            count(mine.len() as u64, "runs")
+        );
+    }
+    let finished = std::sync::atomic::AtomicU64::new(0);
+    let last = Mutex::new(String::new());
+    let read = || {
+        let done = finished.load(std::sync::atomic::Ordering::Relaxed);
+        let last = last.lock().unwrap_or_else(|p| p.into_inner());
+        (done, format!("last: {last}"))
+    };
+    observe(show, todo.len() as u64, "runs", read, || {
+        pool.install(|| {
+            todo.par_iter().try_for_each(|run| -> Result<()> {
+                let rc = cfg.run_config(run)?;
+                let r = run::execute(&rc).map_err(|e| {
+                    Error::Invalid(format!(
+                        "run {} / {}{} failed: {e}",
+                        run.label,
+                        run.workload,
+                        run.size.map_or(String::new(), |s| format!(" / size={s}"))
+                    ))
+                })?;
+                let rec = RunRecord {
+                    config_hash: hash.clone(),
+                    label: run.label.clone(),
+                    workload: run.workload.clone(),
+                    size: run.size,
+                    completion_cycles: r.outcome.completion_cycles,
+                    messages: r.outcome.messages,
+                    phit_hops: r.outcome.phit_hops,
+                    wall_seconds: r.speed.wall_seconds,
+                };
+                let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
+                {
+                    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+                    f.write_all(line.as_bytes())
+                        .and_then(|()| f.sync_data())
+                        .map_err(Error::io(results_path.display()))?;
+                }
+                *last.lock().unwrap_or_else(|p| p.into_inner()) =
+                    format!("{} {}", run.label, run.workload);
+                finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(())
+            })
         })
     })?;
-    bar.finish_and_clear();
     Ok(Progress {
         shard_runs: mine.len(),
         resumed,

@@ -11,14 +11,34 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 mod values;
-use values::{parse_model, parse_routing, parse_routings, registry_help};
+use values::{parse_model, parse_routing, parse_routings, placement_help, registry_help};
 
 /// Trace-driven application replay over flit-level models of interconnection networks.
 #[derive(Debug, Parser)]
-#[command(name = "netreplay", version, about, after_help = registry_help())]
+#[command(name = "netreplay", version = crate::VERSION, about, after_help = registry_help())]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// More detail on stderr: -v what is read and built, -vv debugging, -vvv everything
+    /// (`RUST_LOG`, e.g. `RUST_LOG=netreplay=debug`, overrides it).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+}
+
+impl Cli {
+    /// Starts logging to stderr at the level `-v` asks (warnings only without it), unless
+    /// `RUST_LOG` says otherwise.
+    pub fn init_logging(&self) {
+        let level = match self.verbose {
+            0 => "warn",
+            1 => "info",
+            2 => "debug",
+            _ => "trace",
+        };
+        env_logger::Builder::from_env(env_logger::Env::default().default_filter_or(level))
+            .format_timestamp(None)
+            .init();
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,8 +71,7 @@ enum Command {
         /// Workload spec, e.g. `bu:size=100000` (add `ranks=N` to use fewer ranks than nodes).
         #[arg(long)]
         workload: Option<String>,
-        /// Placement spec: consecutive (default), central, random[:seed=N].
-        #[arg(long)]
+        #[arg(long, help = placement_help())]
         placement: Option<String>,
         /// Seed of every random choice (arbitration, tie-breaks, random placement).
         #[arg(long)]
@@ -75,8 +94,9 @@ enum Command {
         /// default: the memory available on the machine.
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
-        /// Write the replay timeline to FILE: Chrome trace-event JSON for Perfetto or
-        /// chrome://tracing (1 µs = 1 cycle; written atomically).
+        /// Write the replay timeline to FILE: Chrome trace-event JSON for Perfetto, chrome://tracing
+        /// or speedscope (real time at the network clock, 1 GHz unless the trace sets
+        /// `cycles_per_second`; arrows for the first 10,000 messages; written atomically).
         #[arg(long, value_name = "FILE")]
         timeline: Option<PathBuf>,
         /// Record link load over time: DIR/link_load.csv (per class), DIR/top_links.csv and
@@ -91,7 +111,7 @@ enum Command {
         /// path) to FILE.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
-        /// Progress on stderr: simulated cycle, messages delivered, rate, ETA.
+        /// Progress on stderr: share of the phits delivered, rate, ETA, simulated cycle.
         #[command(flatten)]
         show: ShowProgress,
     },
@@ -117,6 +137,9 @@ enum Command {
         /// Slurm job array and merge job (`--slurm`, `--array`, `--submit`, ...).
         #[command(flatten)]
         slurm: SlurmArgs,
+        /// Progress on stderr: the run count, then runs done, rate, ETA.
+        #[command(flatten)]
+        show: ShowProgress,
     },
     /// Merge campaign results directories (shards of one config) and print and write the report.
     Report {
@@ -146,6 +169,14 @@ enum Command {
         #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
         max_memory: Option<u64>,
     },
+    /// Print a shell completion script for netreplay (install it where the shell looks, e.g.
+    /// `netreplay completions bash > ~/.local/share/bash-completion/completions/netreplay`).
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print netreplay's manual page in roff (e.g. `netreplay man > netreplay.1; man ./netreplay.1`).
+    Man,
     /// Inspect trace files.
     Trace {
         #[command(subcommand)]
@@ -200,7 +231,7 @@ enum Command {
     },
 }
 
-/// Whether a long command shows its progress on stderr (`run`, `load-latency`).
+/// Whether a long command shows its progress on stderr (`run`, `load-latency`, `campaign`).
 #[derive(Debug, clap::Args)]
 struct ShowProgress {
     /// Show progress on stderr even when it is not a terminal (plain lines then); by default only
@@ -260,6 +291,21 @@ enum TraceAction {
 /// Runs the parsed command, printing its result to stdout.
 pub fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "netreplay", &mut script);
+            std::io::Write::write_all(&mut std::io::stdout(), &script)
+                .map_err(Error::io("standard output"))?;
+        }
+        Command::Man => {
+            let mut page = Vec::new();
+            clap_mangen::Man::new(<Cli as clap::CommandFactory>::command())
+                .render(&mut page)
+                .map_err(Error::io("the manual page"))?;
+            std::io::Write::write_all(&mut std::io::stdout(), &page)
+                .map_err(Error::io("standard output"))?;
+        }
         Command::Topology {
             spec,
             json,
@@ -360,6 +406,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             shard,
             status,
             slurm,
+            show,
         } => {
             if let Some(dir) = status {
                 let s = campaign::status::status(&dir)?;
@@ -404,7 +451,8 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 config.display(),
                 dir.display()
             ));
-            let p = campaign::run_campaign(&cfg, &dir, jobs, shard, true)?;
+            let show = report::progress::Show::choose(show.progress, show.quiet);
+            let p = campaign::run_campaign(&cfg, &dir, jobs, shard, show)?;
             eprintln!(
                 "{} runs in this {}: {} already done, {} run now; results in {}",
                 p.shard_runs,

@@ -30,7 +30,16 @@ pub(super) fn parse_routings(text: &str) -> Result<Vec<Routing>> {
     specs.iter().map(|s| Routing::parse(s)).collect()
 }
 
-/// The registries' entries with their parameters, for `--help`.
+/// `run --placement`'s help, listing every policy of the registry.
+pub(super) fn placement_help() -> String {
+    format!(
+        "Placement spec: {} (default consecutive), with the policy's keys (e.g. random:seed=7); any \
+         takes busy=F[,busy_seed=N], a fraction F of the nodes already taken at random",
+        placement::REGISTRY.names().join(", ")
+    )
+}
+
+/// The registries' lists for the top-level `--help`.
 pub(super) fn registry_help() -> String {
     format!(
         "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nOutput selection ([network] selection):\n{}\n\nNetwork presets ([network] preset):\n{}\n\nCost models (a campaign's `cost`):\n{}",

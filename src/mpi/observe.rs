@@ -58,6 +58,11 @@ pub trait RankObserver {
     fn interval(&mut self, rank: u32, start: u64, end: u64, what: Activity);
     /// `rank` posted a send of `bytes` to `to` with `tag` at cycle `at` (it takes no time).
     fn send(&mut self, rank: u32, at: u64, to: u32, bytes: u64, tag: u64);
+    /// A receive of `rank` for a message from `from` with `tag` got its data at cycle `at` (an eager
+    /// message matched, a rendezvous's data arrived, or a posted receive found the message already
+    /// there). Messages from one sender with one tag are received in the order they were sent (MPI's
+    /// non-overtaking rule), which is how an observer pairs this with its [`RankObserver::send`].
+    fn received(&mut self, rank: u32, at: u64, from: u32, tag: u64);
     /// `rank` entered (`Some(name)`) or left (`None`) a collective call at cycle `at`.
     fn region(&mut self, rank: u32, at: u64, name: Option<&'static str>);
     /// `rank` reached the end of its program at cycle `at`.

@@ -363,7 +363,10 @@ impl<'p> Ranks<'p> {
             None => None,
         };
         match arrival {
-            Some(Arrival::Eager) => true,
+            Some(Arrival::Eager) => {
+                self.tell_received(rank, from, tag);
+                true
+            }
             Some(Arrival::Rts(id)) => {
                 self.rendezvous[id as usize].recv_req = req;
                 self.pending
@@ -402,7 +405,10 @@ impl<'p> Ranks<'p> {
             self.posted.remove(&key);
         }
         match arrival {
-            Arrival::Eager => self.complete(to, req),
+            Arrival::Eager => {
+                self.tell_received(to, from, tag);
+                self.complete(to, req)
+            }
             Arrival::Rts(id) => {
                 self.rendezvous[id as usize].recv_req = req;
                 self.pending.insert((to, req), Pending::Data { from, tag });
@@ -468,6 +474,7 @@ impl<'p> Ranks<'p> {
             _ => {
                 let rdv = self.rendezvous[id as usize];
                 self.free_rendezvous.push(id);
+                self.tell_received(rdv.to, rdv.from, rdv.tag);
                 let released = if rdv.recv_req == BLOCKING_REQ {
                     self.block[rdv.to as usize] == Block::Recv
                         && self.complete(rdv.to, BLOCKING_REQ)

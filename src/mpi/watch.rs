@@ -82,6 +82,17 @@ impl<'p> Ranks<'p> {
         }
     }
 
+    /// Tells the observer that a receive of `rank` got its data from `from` with `tag` now.
+    pub(super) fn tell_received(&mut self, rank: u32, from: u32, tag: u64) {
+        if let Some(obs) = self
+            .watch
+            .as_deref_mut()
+            .and_then(|w| w.observer.as_deref_mut())
+        {
+            obs.received(rank, self.now, from, tag);
+        }
+    }
+
     /// The end of `rank`'s sleep (a computation or a self-message copy) at `now`.
     pub(super) fn woke(&mut self, rank: u32) {
         let Some(w) = self.watch.as_deref_mut() else {

@@ -14,6 +14,7 @@ pub mod memory;
 mod model;
 mod open_loop;
 mod outcome;
+mod progress;
 pub mod selection;
 pub mod stats;
 mod wheel;
@@ -25,13 +26,13 @@ pub use instrumented::{Instruments, simulate_instrumented};
 pub use model::{Arbitration, CreditUnit, LoserRetry, NetworkModel, PRESETS, Preset};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
+pub use progress::{Progress, program_phits};
 pub use selection::Selection;
 
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::workload::Program;
 use serde::Serialize;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The last cycle a simulation may reach (2^63, about 292 years at 1 GHz). A wake-up asked for past it
 /// (a computation or job start near 2^64) is refused with the value rather than wrapping the clock;
@@ -88,6 +89,25 @@ fn replay<'a, D: Driver>(
     progress: Option<&'a Progress>,
     load: Option<&'a mut load_bins::LoadBins>,
 ) -> Result<(Outcome, D)> {
+    let counted = progress::Counted {
+        inner: driver,
+        progress,
+        packet_phits: u64::from(model.packet_phits),
+    };
+    let (outcome, counted) = replay_counted(topo, model, counted, rank_node, seed, progress, load)?;
+    Ok((outcome, counted.inner))
+}
+
+/// [`replay`] of a driver that counts the phits it is delivered.
+fn replay_counted<'a, D: Driver>(
+    topo: &'a dyn Topology,
+    model: &NetworkModel,
+    driver: progress::Counted<'a, D>,
+    rank_node: &'a [u32],
+    seed: u64,
+    progress: Option<&'a Progress>,
+    load: Option<&'a mut load_bins::LoadBins>,
+) -> Result<(Outcome, progress::Counted<'a, D>)> {
     if model.model == Model::Flow {
         if load.is_some() {
             return Err(Error::Invalid(
@@ -118,29 +138,6 @@ pub fn simulate_observed(
     let (mut outcome, ranks) = replay(topo, model, ranks, rank_node, seed, progress, None)?;
     outcome.attach_mpi(ranks.stats());
     Ok(outcome)
-}
-
-/// What a running simulation publishes (every 1024 event cycles) for an observer thread, such as a
-/// progress bar: the current cycle and the messages delivered so far.
-#[derive(Debug, Default)]
-pub struct Progress {
-    cycle: AtomicU64,
-    delivered: AtomicU64,
-}
-
-impl Progress {
-    fn publish(&self, cycle: u64, delivered: u64) {
-        self.cycle.store(cycle, Ordering::Relaxed);
-        self.delivered.store(delivered, Ordering::Relaxed);
-    }
-
-    /// The last published (cycle, messages delivered).
-    pub fn read(&self) -> (u64, u64) {
-        (
-            self.cycle.load(Ordering::Relaxed),
-            self.delivered.load(Ordering::Relaxed),
-        )
-    }
 }
 
 /// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.

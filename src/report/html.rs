@@ -132,8 +132,10 @@ pub fn critical_path_svg(c: &CriticalPath) -> String {
     );
     let _ = write!(
         t,
-        r#"<text x="{left}" y="14" font-size="13">Critical path: {} cycles to rank {}'s end ({} messages)</text>"#,
-        c.cycles, c.last_rank, c.messages
+        r#"<text x="{left}" y="14" font-size="13">Critical path: {} cycles to rank {}'s end ({})</text>"#,
+        c.cycles,
+        c.last_rank,
+        super::progress::count(c.messages, "messages")
     );
     let mut x = left;
     let span = w - 2.0 * left;

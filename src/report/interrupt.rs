@@ -6,6 +6,7 @@
 //! output runs under the same lock as the handler ([`Pending::commit`]), so an interrupt either
 //! removes a temporary file or sees it already renamed, never half of each.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,10 +41,14 @@ pub fn describe(task: &str) {
 fn interrupted() {
     let pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
     let task = TASK.lock().map(|t| t.clone()).unwrap_or_default();
-    eprintln!("\nnetreplay: interrupted {task}");
+    // Written without `eprintln!`, which panics when stderr is a closed pipe: the handler must go
+    // on to remove the files and exit whatever stderr is.
+    let mut err = std::io::stderr();
+    let _ = writeln!(err, "\nnetreplay: interrupted {task}");
     for (_, tmp, target) in pending.iter() {
         let _ = std::fs::remove_file(tmp);
-        eprintln!(
+        let _ = writeln!(
+            err,
             "netreplay: {} was not written (removed the unfinished {}); an existing one is unchanged",
             target.display(),
             tmp.display()

@@ -200,7 +200,7 @@ pub fn run_text(r: &RunReport) -> String {
     if let Some(c) = &r.critical_path {
         let _ = writeln!(
             t,
-            "critical path        {} cycles to rank {}'s end: compute {} ({:.1}%), latency {} ({:.1}%), contention {} ({:.1}%); {} messages",
+            "critical path        {} cycles to rank {}'s end: compute {} ({:.1}%), latency {} ({:.1}%), contention {} ({:.1}%); {}",
             c.cycles,
             c.last_rank,
             c.compute_cycles,
@@ -209,7 +209,7 @@ pub fn run_text(r: &RunReport) -> String {
             100.0 * c.latency_share,
             c.contention_cycles,
             100.0 * c.contention_share,
-            c.messages
+            progress::count(c.messages, "messages")
         );
     }
     if let Some(l) = &r.link_load {

@@ -262,8 +262,18 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
     if let Ok(bytes) = crate::input::read(&cache, "a trace cache", MAX_CACHE_BYTES)
         && let Some(program) = decode(&bytes, key)
     {
+        log::info!(
+            "{}: read from its cache {}",
+            path.display(),
+            cache.display()
+        );
         return Ok(program.with_mpi(format.default_mpi()));
     }
+    log::info!(
+        "{}: no valid cache at {}, reading the trace",
+        path.display(),
+        cache.display()
+    );
     let fixed = ReadOptions {
         format: Some(format),
         ..*opts
@@ -273,7 +283,12 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
     if let Some(dir) = cache.parent()
         && (dir.as_os_str().is_empty() || std::fs::create_dir_all(dir).is_ok())
     {
-        let _ = crate::report::write_atomic_with(&cache, |f| f.write_all(&bytes));
+        match crate::report::write_atomic_with(&cache, |f| f.write_all(&bytes)) {
+            Ok(()) => log::debug!("cache written: {}", cache.display()),
+            Err(e) => {
+                log::warn!("trace cache not written ({e}); the next run reads the trace again")
+            }
+        }
     }
     Ok(program)
 }

@@ -310,6 +310,7 @@ pub struct TraceWorkload {
     /// Non-default parameters, as they go in the canonical spec.
     extra: String,
     program: Program,
+    cycles_per_second: f64,
 }
 
 impl TraceWorkload {
@@ -354,6 +355,7 @@ impl TraceWorkload {
             file: file.to_string(),
             program: cache::read(Path::new(file), opts, cache)?,
             extra,
+            cycles_per_second: opts.units.cycles_per_second,
         })
     }
 }
@@ -369,6 +371,10 @@ impl Generator for TraceWorkload {
 
     fn ranks(&self) -> Option<u32> {
         Some(self.program.ranks())
+    }
+
+    fn cycles_per_second(&self) -> f64 {
+        self.cycles_per_second
     }
 
     fn generate(&self, ranks: u32) -> Result<Program> {

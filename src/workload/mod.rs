@@ -292,6 +292,12 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     fn ranks(&self) -> Option<u32> {
         None
     }
+    /// Simulated cycles per second, so outputs in real time (the replay timeline) can convert
+    /// cycles: a trace's `cycles_per_second`, which also turned its recorded compute times into
+    /// cycles; 1 GHz, [`DEFAULT_CYCLES_PER_SECOND`], for generated workloads.
+    fn cycles_per_second(&self) -> f64 {
+        DEFAULT_CYCLES_PER_SECOND
+    }
     /// An upper bound on the bytes [`Generator::generate`] will hold for `ranks` ranks, known before
     /// generating, so that a run or `generate` too large for the machine is refused at once instead of
     /// being killed by the kernel. `None` when the generator cannot say (a trace's program is
@@ -301,6 +307,10 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
         Some(pattern_bytes_bound(ranks))
     }
 }
+
+/// The network clock when a workload names none: 1 GHz, one cycle per nanosecond (the trace readers'
+/// default `cycles_per_second`).
+pub const DEFAULT_CYCLES_PER_SECOND: f64 = 1e9;
 
 /// Operations one rank of a seed-004 pattern issues at most, WF aside (whose count grows with its size
 /// and which bounds itself): 2⌈log2 N⌉ (BU's send and receive per stage, the largest) plus 16 (the mesh

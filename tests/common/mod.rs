@@ -1,6 +1,9 @@
 //! Helpers test files share: scratch files, hand-written native traces, open-loop points.
 #![allow(dead_code)] // each test file uses its own subset
 
+pub mod browser;
+pub mod timeline;
+
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::trace::{self, ReadOptions};
 use netreplay::workload::Program;

@@ -59,7 +59,7 @@ impl Default for Units {
     fn default() -> Self {
         Units {
             flops_per_cycle: 1.0,
-            cycles_per_second: 1e9,
+            cycles_per_second: crate::workload::DEFAULT_CYCLES_PER_SECOND,
         }
     }
 }
