@@ -28,6 +28,7 @@ pub(crate) mod handle_map;
 mod lower;
 pub mod model;
 pub mod observe;
+mod replay_stats;
 pub mod runtime;
 pub mod stats;
 
