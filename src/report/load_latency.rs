@@ -36,6 +36,18 @@ pub fn text(curves: &[Curve]) -> String {
     t
 }
 
+/// `text` as one CSV field: quoted, inner quotes doubled (specs hold commas).
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// An offered load as the user wrote it: the range's arithmetic (0.1 + 2 x 0.1 is
+/// 0.30000000000000004) rounded to twelve decimals, far above that noise (about 1e-16).
+fn load(x: f64) -> f64 {
+    let rounded = (x * 1e12).round() / 1e12;
+    if rounded.is_finite() { rounded } else { x }
+}
+
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
@@ -45,11 +57,11 @@ pub fn csv(curves: &[Curve]) -> String {
         for p in &c.points {
             let _ = writeln!(
                 t,
-                "\"{}\",\"{}\",{},{},{},{},{},{},{},{},{}",
-                c.topology,
-                c.traffic,
-                c.routing.name(),
-                p.offered,
+                "{},{},{},{},{},{},{},{},{},{},{}",
+                quoted(&c.topology),
+                quoted(&c.traffic),
+                quoted(&c.routing.name()),
+                load(p.offered),
                 p.generated,
                 p.accepted,
                 p.mean_latency,
@@ -147,4 +159,17 @@ pub fn svg(curves: &[Curve]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_fields_hold_commas_and_loads_read_as_written() {
+        assert_eq!(quoted("lbr:period=8,valiant=3"), "\"lbr:period=8,valiant=3\"");
+        assert_eq!(quoted("a\"b"), "\"a\"\"b\"");
+        assert_eq!(load(0.1 + 0.1 + 0.1).to_string(), "0.3");
+        assert_eq!(load(0.05).to_string(), "0.05");
+    }
 }
