@@ -29,7 +29,7 @@ use serde::Serialize;
 /// Largest switch count the partitioner is run on.
 pub const MAX_SWITCHES: u32 = 1 << 16;
 /// Largest number of switch-to-switch links the partitioner is run on.
-pub const MAX_LINKS: u64 = 1 << 21;
+pub const MAX_LINKS: u64 = 1 << 19;
 /// The partitioner's seed: fixed, so `topology` prints the same bound every time.
 const SEED: u64 = 0x6269_7365_6374;
 
