@@ -66,6 +66,50 @@ fn topology_json_reproduces_table_2() {
     }
 }
 
+/// Bisection widths in `topology --json` against seed 003: Table 3's FleX rows with an even smallest
+/// axis (eq. 8, 3 N_x N_y min(N_x, N_y) / 2: 4x4 -> 96, 20x20 -> 12,000, 4x100 -> 2,400), and Table 4's
+/// bisection ratios at about 1000 terminals, width over inter-router links: fat tree 500 / 2000 = 0.250
+/// (k^n/2), HyperX 250 / 900 = 0.278 (S^3/4), FleX 324 / 1080 = 0.300 (3 * 36 * 6 / 2). Table 3's odd
+/// row (15x20, where eq. 8 gives 6,750 and METIS found 9,000) has no closed form: the partitioner's
+/// bound, 7,280 over 450 + 450 routers, is labelled as one. The text output says the same.
+#[test]
+fn topology_reports_seed_003_bisection_widths() {
+    for (spec, width, links) in [
+        ("flex:x=4,y=4,z=3,p=1", 96, 0),
+        ("flex:x=20,y=20,z=3,p=1", 12_000, 0),
+        ("flex:x=4,y=100,z=3,p=1", 2_400, 0),
+        ("fat-tree:k=10,n=3", 500, 2000),
+        ("hyperx:l=2,s=10,t=10", 250, 900),
+        ("flex:x=6,y=6,z=3,p=10", 324, 1080),
+    ] {
+        let v = json(&["topology", spec, "--json"]);
+        assert_eq!(v["bisection_width"], width, "{spec}");
+        assert_eq!(v["bisection_exact"], true, "{spec}");
+        assert_eq!(v["bisection_method"], "closed-form", "{spec}");
+        if links > 0 {
+            assert_eq!(v["switch_links"], links, "{spec}");
+        }
+    }
+    let v = json(&["topology", "flex:x=15,y=20,z=3,p=1", "--json"]);
+    assert_eq!(
+        (
+            &v["bisection_width"],
+            &v["bisection_exact"],
+            &v["bisection_method"]
+        ),
+        (&7280.into(), &false.into(), &"partitioner".into())
+    );
+    assert_eq!(v["bisection_sides"], serde_json::json!([450, 450]));
+    let text = netreplay(&["topology", "torus:k=5,n=2"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "bisection_width   12 switch links (upper bound, partitioner; 12 + 13 nodes)"
+        ),
+        "{text}"
+    );
+}
+
 #[test]
 fn run_json_has_the_contract_fields() {
     let v = json(&[

@@ -264,7 +264,9 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             } else {
                 topology::metrics::Budget::DEFAULT
             };
-            let mut r = TopologyReport::new(topo.as_ref()).with_metrics(topo.as_ref(), budget);
+            let mut r = TopologyReport::new(topo.as_ref())
+                .with_metrics(topo.as_ref(), budget)
+                .with_bisection(topo.as_ref());
             if fault_tolerance {
                 r.fault_tolerance = Some(topology::fault_tolerance::fault_tolerance(
                     topo.as_ref(),

@@ -43,6 +43,9 @@ pub struct TopologyReport {
     /// Diameter, average distance and route hop counts, when computed.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Metrics>,
+    /// Bisection width (exact closed form, partitioner bound or skipped), when computed.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub bisection: Option<crate::topology::bisection::BisectionReport>,
     /// Seed 003's random-link-failure measure, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_tolerance: Option<crate::topology::fault_tolerance::FaultTolerance>,
@@ -60,6 +63,7 @@ impl TopologyReport {
                 .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
                 .ok(),
             metrics: None,
+            bisection: None,
             fault_tolerance: None,
         }
     }
@@ -67,6 +71,12 @@ impl TopologyReport {
     /// Adds the graph metrics of `topo` (exact within `budget`, sampled above it).
     pub fn with_metrics(mut self, topo: &dyn Topology, budget: Budget) -> Self {
         self.metrics = Some(crate::topology::metrics::metrics(topo, budget, 1));
+        self
+    }
+
+    /// Adds the bisection width of `topo` (see `topology/bisection.rs`).
+    pub fn with_bisection(mut self, topo: &dyn Topology) -> Self {
+        self.bisection = Some(crate::topology::bisection::report(topo));
         self
     }
 
@@ -99,6 +109,7 @@ impl TopologyReport {
             d.degree_mean,
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
+            + &self.bisection.as_ref().map_or(String::new(), bisection_text)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
                 format!(
                     "fault_tolerance   {:.0}% of {} switch links (connected in > half of {} trials)\n",
@@ -107,6 +118,24 @@ impl TopologyReport {
                     f.trials
                 )
             })
+    }
+}
+
+fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {
+    use crate::topology::bisection::{MAX_LINKS, MAX_SWITCHES, Method};
+    let sides = b
+        .bisection_sides
+        .map_or(String::new(), |[a, c]| format!("; {a} + {c} nodes"));
+    match (b.bisection_width, b.bisection_method) {
+        (Some(w), Method::ClosedForm) => {
+            format!("bisection_width   {w} switch links (exact, closed form{sides})\n")
+        }
+        (Some(w), _) => {
+            format!("bisection_width   {w} switch links (upper bound, partitioner{sides})\n")
+        }
+        (None, _) => format!(
+            "bisection_width   not computed (no closed form; the partitioner runs up to {MAX_SWITCHES} switches and {MAX_LINKS} switch links)\n"
+        ),
     }
 }
 

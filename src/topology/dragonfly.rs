@@ -13,6 +13,7 @@
 //! shorter than local-global-local. Deadlock freedom by hop-indexed virtual channels (VC = switch hops
 //! already taken, see `table_routing.rs`): 3 virtual channels.
 
+use super::bisection::Bisection;
 use super::{Endpoint, RouteChoice, Topology, check_size};
 use crate::spec::Entry;
 
@@ -73,6 +74,18 @@ impl Topology for Dragonfly {
     }
     fn switches(&self) -> u32 {
         self.g * self.a
+    }
+    /// An even number of groups g and a >= 2h + 1: (g/2)^2, the global links between two halves of the
+    /// groups (Kim et al. 2008; seed 003 Fig. 4 and Table 4 use this cut). It is the minimum under that
+    /// condition: route one unit between every ordered pair of routers local-global-local; a global link
+    /// carries a^2 units each way and a local one 2ha + 1, at most a^2 when a >= 2h + 1, so a split of
+    /// the ga routers in halves, crossed by (ga/2)^2 units each way, cuts at least g^2/4 links. Other
+    /// shapes (the balanced a = 2h among them) are left to the partitioner.
+    fn bisection(&self) -> Option<Bisection> {
+        (self.g % 2 == 0 && self.a > 2 * self.h).then(|| {
+            let half = u64::from(self.g / 2);
+            Bisection::closed_form(half * half, self.nodes())
+        })
     }
     fn ports(&self, _switch: u32) -> u32 {
         self.p + self.a - 1 + self.h

@@ -10,6 +10,7 @@
 //! differing dimension is corrected in one hop. Channels are only ever used in increasing dimension
 //! order, so the channel dependency graph is acyclic and no virtual channels are needed.
 
+use super::bisection::Bisection;
 use super::{Endpoint, RouteChoice, Topology, check_size, checked_pow};
 use crate::error::Result;
 use crate::spec::Entry;
@@ -72,6 +73,15 @@ impl Topology for FlattenedButterfly {
     }
     fn switches(&self) -> u32 {
         self.pow[self.n as usize]
+    }
+    /// Even k: k^(n+1) / 4, the HyperX bound with S = k in n dimensions (Kim, Dally and Abts,
+    /// "Flattened Butterfly", ISCA 2007; see `hyperx.rs`): each of the k^(n-1) rows of one dimension is
+    /// a clique of k routers cut (k/2)^2 times.
+    fn bisection(&self) -> Option<Bisection> {
+        (self.k % 2 == 0).then(|| {
+            let rows = u64::from(self.pow[self.n as usize - 1]);
+            Bisection::closed_form(rows * u64::from(self.k / 2).pow(2), self.nodes())
+        })
     }
     fn ports(&self, _switch: u32) -> u32 {
         self.p + self.n * (self.k - 1)

@@ -16,6 +16,7 @@
 //! one hop closer). Deadlock freedom by hop-indexed virtual channels (see `table_routing.rs`): the
 //! diameter (2 for three layers) virtual channels.
 
+use super::bisection::Bisection;
 use super::table_routing::{DistanceTable, SwitchGraph};
 use super::{Endpoint, RouteChoice, Topology, check_size};
 use crate::spec::Entry;
@@ -147,6 +148,16 @@ impl Topology for Flex {
     }
     fn switches(&self) -> u32 {
         self.graph.switches()
+    }
+    /// Three layers, min(N_x, N_y) even: 3 N_x N_y min(N_x, N_y) / 2, seed 003 eq. 8 (§III-A-3; Table 3
+    /// confirms it with METIS for even smallest axes and finds more when it is odd, so odd ones and other
+    /// layer counts are left to the partitioner).
+    fn bisection(&self) -> Option<Bisection> {
+        let m = self.nx.min(self.ny);
+        (self.nz == 3 && m % 2 == 0).then(|| {
+            let per_layer = u64::from(self.nx) * u64::from(self.ny);
+            Bisection::closed_form(3 * per_layer * u64::from(m) / 2, self.nodes())
+        })
     }
     fn ports(&self, switch: u32) -> u32 {
         self.graph.ports(switch)

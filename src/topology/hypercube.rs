@@ -3,6 +3,7 @@
 //! Links: n * 2^(n-1) between routers plus N node links; radix n + 1. E-cube routing corrects the lowest
 //! differing address bit first; it is minimal and deadlock-free without virtual channels.
 
+use super::bisection::Bisection;
 use super::{Endpoint, RouteChoice, Topology, check_size, checked_pow};
 use crate::spec::Entry;
 
@@ -33,6 +34,11 @@ impl Topology for Hypercube {
     }
     fn switches(&self) -> u32 {
         1 << self.n
+    }
+    /// 2^(n-1): the links of one dimension (Leighton, Introduction to Parallel Algorithms and
+    /// Architectures, 1992, §3.1: the n-cube's bisection width is N/2).
+    fn bisection(&self) -> Option<Bisection> {
+        Some(Bisection::closed_form(1 << (self.n - 1), self.nodes()))
     }
     fn ports(&self, _switch: u32) -> u32 {
         self.n + 1

@@ -3,6 +3,7 @@
 //! Links: (k-1) * k^(n-1) * n between routers plus N node links (seed 000 Table 3). Dimension-order
 //! routing on a mesh is deadlock-free without virtual channels (no cyclic channel dependency).
 
+use super::bisection::Bisection;
 use super::kary_ncube::Cube;
 use super::{Endpoint, RouteChoice, Topology};
 use crate::spec::Entry;
@@ -36,6 +37,12 @@ impl Topology for Mesh {
     }
     fn switches(&self) -> u32 {
         self.cube.routers()
+    }
+    /// Even k: k^(n-1), one plane of links across the middle of one dimension (seed 000 Table 1's
+    /// bisection bandwidth 2N/k_d counts these N/k links in both directions).
+    fn bisection(&self) -> Option<Bisection> {
+        let (k, n) = (u64::from(self.cube.k), self.cube.n);
+        (k % 2 == 0).then(|| Bisection::closed_form(k.pow(n - 1), self.nodes()))
     }
     fn ports(&self, _switch: u32) -> u32 {
         1 + 2 * self.cube.n

@@ -19,6 +19,7 @@
 //! which keeps the channel dependencies acyclic: a same-group packet crosses first on a link x -> t
 //! (x != t) and then on t -> t, after which it only goes down.
 
+use super::bisection::Bisection;
 use super::{Endpoint, RouteChoice, Topology, check_size, checked_pow};
 use crate::error::Result;
 use crate::spec::{Entry, Params};
@@ -128,6 +129,21 @@ impl Topology for MirroredTree {
     }
     fn switches(&self) -> u32 {
         (2 * self.n - 2 + u32::from(self.centre)) * self.per_stage()
+    }
+    /// MiKANT, even k: k^n/2, seed 001 Theorem 7 and Table I (the proof's split by digits below k/2
+    /// cuts k/2 of each mirror switch's k mirror links). The Clos, any k: k^n, not Table I's k^n/2
+    /// (which repeats MiKANT's value for 2k^n nodes): splitting the two groups through the centre cuts
+    /// the k^n links of one group's last stage, and no split cuts fewer, because with the nodes in
+    /// halves the A nodes of one group can be paired with the B nodes of the other and vice versa, and
+    /// the unfolded Clos is a k-ary Beneš network (2n-1 stages of k x k switches), which routes any
+    /// such pairing on link-disjoint paths (Beneš, 1962), each crossing the cut.
+    fn bisection(&self) -> Option<Bisection> {
+        let group_nodes = u64::from(self.pow[self.n as usize]);
+        if self.centre {
+            Some(Bisection::closed_form(group_nodes, self.nodes()))
+        } else {
+            (self.k % 2 == 0).then(|| Bisection::closed_form(group_nodes / 2, self.nodes()))
+        }
     }
     fn ports(&self, _switch: u32) -> u32 {
         2 * self.k

@@ -5,6 +5,7 @@
 //! routing. The network engine flattens the wiring once into arrays and calls [`Topology::route`] once
 //! per packet per hop; it knows nothing else about the family.
 
+pub mod bisection;
 mod clos;
 mod dln;
 mod dragonfly;
@@ -22,6 +23,7 @@ mod kns;
 mod mesh;
 pub mod metrics;
 mod mikant;
+mod partition;
 mod ruft;
 mod slender_tree;
 mod slimfly;
@@ -206,6 +208,12 @@ pub trait Topology: Send + Sync + fmt::Debug {
     /// fall into natural classes other than tree levels (`dim 0 +` on meshes and tori); `None` makes it
     /// `switch-switch`.
     fn link_class(&self, _switch: u32, _port: u32) -> Option<String> {
+        None
+    }
+    /// The exact bisection width from the family's closed form, for the parameters where the seeds or
+    /// the literature give one (see `bisection.rs` for the definition); `None` leaves it to the
+    /// partitioner's bound.
+    fn bisection(&self) -> Option<bisection::Bisection> {
         None
     }
 }

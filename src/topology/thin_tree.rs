@@ -12,6 +12,7 @@
 //! are unplugged (§2). Routing is up*/down*: adaptive upward to any ancestor that covers the
 //! destination, then the unique deterministic downward path.
 
+use super::bisection::Bisection;
 use super::{Endpoint, RouteChoice, Topology, check_size, checked_pow};
 use crate::error::Result;
 use crate::spec::Entry;
@@ -102,6 +103,18 @@ impl Topology for ThinTree {
     }
     fn switches(&self) -> u32 {
         self.level_start[self.n as usize]
+    }
+    /// Even k, n >= 2: (k/2) k'^(n-1). The k subtrees of height n-1 are split k/2 a side and each of
+    /// the k'^(n-1) top switches has one down-link per subtree (seed 004 §2.2's wiring), so k/2 of its
+    /// links cross whichever side it is on; splitting lower subtrees costs more per node, as each level
+    /// down has k/k' times more up-links per node. With k' = k it is seed 001 Table I's k^n/2 for the
+    /// k-ary n-tree (tight: the tree routes any permutation on link-disjoint paths, so any split of the
+    /// nodes in halves is crossed by N/2 of them).
+    fn bisection(&self) -> Option<Bisection> {
+        (self.k % 2 == 0 && self.n >= 2).then(|| {
+            let top = u64::from(self.pow_up[self.n as usize - 1]);
+            Bisection::closed_form(u64::from(self.k / 2) * top, self.nodes())
+        })
     }
     fn ports(&self, _switch: u32) -> u32 {
         self.k + self.up

@@ -18,6 +18,7 @@
 //! unchanged: the bubble rule applies on entering the ring whichever way, and each direction of a ring
 //! has its own dateline.
 
+use super::bisection::Bisection;
 use super::kary_ncube::Cube;
 use super::{Endpoint, RouteChoice, Topology};
 use crate::spec::Entry;
@@ -66,6 +67,14 @@ impl Topology for Torus {
     }
     fn switches(&self) -> u32 {
         self.cube.routers()
+    }
+    /// Even k: 2 k^(n-1), the middle plane of one dimension and its wraparound plane (seed 000 Table 1's
+    /// bisection bandwidth 4N/k_d counts these 2N/k links in both directions; Dally and Towles,
+    /// Principles and Practices of Interconnection Networks, 2004, §3.3). Odd k has no even split by
+    /// planes, so it is left to the partitioner.
+    fn bisection(&self) -> Option<Bisection> {
+        let (k, n) = (u64::from(self.cube.k), self.cube.n);
+        (k % 2 == 0).then(|| Bisection::closed_form(2 * k.pow(n - 1), self.nodes()))
     }
     fn ports(&self, _switch: u32) -> u32 {
         1 + 2 * self.cube.n
