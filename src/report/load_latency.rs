@@ -60,7 +60,7 @@ pub fn csv(curves: &[Curve]) -> String {
                 "{},{},{},{},{},{},{},{},{},{},{}",
                 quoted(&c.topology),
                 quoted(&c.traffic),
-                quoted(&c.routing.name()),
+                quoted(c.routing.name()),
                 load(p.offered),
                 p.generated,
                 p.accepted,
@@ -167,7 +167,10 @@ mod tests {
 
     #[test]
     fn csv_fields_hold_commas_and_loads_read_as_written() {
-        assert_eq!(quoted("lbr:period=8,valiant=3"), "\"lbr:period=8,valiant=3\"");
+        assert_eq!(
+            quoted("lbr:period=8,valiant=3"),
+            "\"lbr:period=8,valiant=3\""
+        );
         assert_eq!(quoted("a\"b"), "\"a\"\"b\"");
         assert_eq!(load(0.1 + 0.1 + 0.1).to_string(), "0.3");
         assert_eq!(load(0.05).to_string(), "0.05");

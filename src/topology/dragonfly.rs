@@ -82,7 +82,7 @@ impl Topology for Dragonfly {
     /// the ga routers in halves, crossed by (ga/2)^2 units each way, cuts at least g^2/4 links. Other
     /// shapes (the balanced a = 2h among them) are left to the partitioner.
     fn bisection(&self) -> Option<Bisection> {
-        (self.g % 2 == 0 && self.a > 2 * self.h).then(|| {
+        (self.g.is_multiple_of(2) && self.a > 2 * self.h).then(|| {
             let half = u64::from(self.g / 2);
             Bisection::closed_form(half * half, self.nodes())
         })

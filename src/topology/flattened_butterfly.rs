@@ -78,7 +78,7 @@ impl Topology for FlattenedButterfly {
     /// "Flattened Butterfly", ISCA 2007; see `hyperx.rs`): each of the k^(n-1) rows of one dimension is
     /// a clique of k routers cut (k/2)^2 times.
     fn bisection(&self) -> Option<Bisection> {
-        (self.k % 2 == 0).then(|| {
+        self.k.is_multiple_of(2).then(|| {
             let rows = u64::from(self.pow[self.n as usize - 1]);
             Bisection::closed_form(rows * u64::from(self.k / 2).pow(2), self.nodes())
         })

@@ -154,7 +154,7 @@ impl Topology for Flex {
     /// layer counts are left to the partitioner).
     fn bisection(&self) -> Option<Bisection> {
         let m = self.nx.min(self.ny);
-        (self.nz == 3 && m % 2 == 0).then(|| {
+        (self.nz == 3 && m.is_multiple_of(2)).then(|| {
             let per_layer = u64::from(self.nx) * u64::from(self.ny);
             Bisection::closed_form(3 * per_layer * u64::from(m) / 2, self.nodes())
         })

@@ -142,7 +142,9 @@ impl Topology for MirroredTree {
         if self.centre {
             Some(Bisection::closed_form(group_nodes, self.nodes()))
         } else {
-            (self.k % 2 == 0).then(|| Bisection::closed_form(group_nodes / 2, self.nodes()))
+            self.k
+                .is_multiple_of(2)
+                .then(|| Bisection::closed_form(group_nodes / 2, self.nodes()))
         }
     }
     fn ports(&self, _switch: u32) -> u32 {

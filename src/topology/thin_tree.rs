@@ -111,7 +111,7 @@ impl Topology for ThinTree {
     /// k-ary n-tree (tight: the tree routes any permutation on link-disjoint paths, so any split of the
     /// nodes in halves is crossed by N/2 of them).
     fn bisection(&self) -> Option<Bisection> {
-        (self.k % 2 == 0 && self.n >= 2).then(|| {
+        (self.k.is_multiple_of(2) && self.n >= 2).then(|| {
             let top = u64::from(self.pow_up[self.n as usize - 1]);
             Bisection::closed_form(u64::from(self.k / 2) * top, self.nodes())
         })
