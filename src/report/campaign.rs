@@ -21,11 +21,6 @@ fn md(text: &str) -> String {
     text.replace('|', "\\|").replace(['\n', '\r'], " ")
 }
 
-/// `text` inside a double-quoted CSV field: quotes doubled.
-fn csv(text: &str) -> String {
-    text.replace('"', "\"\"")
-}
-
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
 }
@@ -114,10 +109,10 @@ pub fn relative_csv(a: &Analysis) -> String {
         for (i, c) in a.cells.iter().enumerate() {
             let _ = writeln!(
                 t,
-                "\"{}\",\"{}\",\"{}\",{},{},{},{}",
-                csv(&n.label),
-                csv(&n.topology),
-                csv(&c.workload),
+                "{},{},{},{},{},{},{}",
+                super::csv_field(&n.label),
+                super::csv_field(&n.topology),
+                super::csv_field(&c.workload),
                 c.size.map_or(String::new(), |s| s.to_string()),
                 c.weight,
                 n.cycles[i].map_or(String::new(), |v| v.to_string()),
@@ -137,9 +132,9 @@ pub fn summary_csv(a: &Analysis) -> String {
         let (c, u) = (n.index_complete, n.index_used);
         let _ = writeln!(
             t,
-            "\"{}\",\"{}\",{},{},{:.2},{:.2},{},{},{},{},{:.2},{:.2},{},{}",
-            csv(&n.label),
-            csv(&n.topology),
+            "{},{},{},{},{:.2},{:.2},{},{},{},{},{:.2},{:.2},{},{}",
+            super::csv_field(&n.label),
+            super::csv_field(&n.topology),
             opt(c.map(|x| x.weighted_sum), 6),
             opt(c.map(|x| x.normalised_phi), 6),
             n.cost_complete.total,

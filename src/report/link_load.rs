@@ -1,17 +1,11 @@
 //! Link load over time as files: per-class CSV, the top links' CSV, and an SVG heat map (time x
 //! class, then time x top link), from [`LinkLoadSeries`].
 
+use super::html::esc;
 use crate::error::Result;
 use crate::network::load_bins::LinkLoadSeries;
 use std::fmt::Write as _;
 use std::path::Path;
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// One line per (bin, class): `bin,start_cycle,class,links,phits,utilisation`.
 pub fn classes_csv(s: &LinkLoadSeries) -> String {
@@ -20,9 +14,9 @@ pub fn classes_csv(s: &LinkLoadSeries) -> String {
         for c in &s.classes {
             let _ = writeln!(
                 t,
-                "{b},{},\"{}\",{},{},{:.6}",
+                "{b},{},{},{},{},{:.6}",
                 b as u64 * s.bin_cycles,
-                c.class.replace('"', "\"\""),
+                super::csv_field(&c.class),
                 c.links,
                 c.phits.get(b).copied().unwrap_or(0),
                 c.utilisation.get(b).copied().unwrap_or(0.0)
@@ -39,10 +33,10 @@ pub fn top_links_csv(s: &LinkLoadSeries) -> String {
         for l in &s.top_links {
             let _ = writeln!(
                 t,
-                "{b},{},\"{}\",\"{}\",{:.6}",
+                "{b},{},{},{},{:.6}",
                 b as u64 * s.bin_cycles,
-                l.link.replace('"', "\"\""),
-                l.class.replace('"', "\"\""),
+                super::csv_field(&l.link),
+                super::csv_field(&l.class),
                 l.utilisation.get(b).copied().unwrap_or(0.0)
             );
         }

@@ -36,11 +36,6 @@ pub fn text(curves: &[Curve]) -> String {
     t
 }
 
-/// `text` as one CSV field: quoted, inner quotes doubled (specs hold commas).
-fn quoted(text: &str) -> String {
-    format!("\"{}\"", text.replace('"', "\"\""))
-}
-
 /// An offered load as the user wrote it: the range's arithmetic (0.1 + 2 x 0.1 is
 /// 0.30000000000000004) rounded to twelve decimals, far above that noise (about 1e-16).
 fn load(x: f64) -> f64 {
@@ -58,9 +53,9 @@ pub fn csv(curves: &[Curve]) -> String {
             let _ = writeln!(
                 t,
                 "{},{},{},{},{},{},{},{},{},{},{}",
-                quoted(&c.topology),
-                quoted(&c.traffic),
-                quoted(c.routing.name()),
+                super::csv_field(&c.topology),
+                super::csv_field(&c.traffic),
+                super::csv_field(c.routing.name()),
                 load(p.offered),
                 p.generated,
                 p.accepted,
@@ -167,11 +162,12 @@ mod tests {
 
     #[test]
     fn csv_fields_hold_commas_and_loads_read_as_written() {
+        use crate::report::csv_field;
         assert_eq!(
-            quoted("lbr:period=8,valiant=3"),
+            csv_field("lbr:period=8,valiant=3"),
             "\"lbr:period=8,valiant=3\""
         );
-        assert_eq!(quoted("a\"b"), "\"a\"\"b\"");
+        assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
         assert_eq!(load(0.1 + 0.1 + 0.1).to_string(), "0.3");
         assert_eq!(load(0.05).to_string(), "0.05");
     }

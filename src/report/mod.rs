@@ -121,6 +121,12 @@ impl TopologyReport {
     }
 }
 
+/// `text` as one double-quoted CSV field, inner quotes doubled (RFC 4180): labels, specs and link
+/// names may hold commas and quotes.
+pub(crate) fn csv_field(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
 fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {
     use crate::topology::bisection::{MAX_LINKS, MAX_SWITCHES, Method};
     let sides = b
