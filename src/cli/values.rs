@@ -39,6 +39,14 @@ pub(super) fn placement_help() -> String {
     )
 }
 
+/// `  name  help` lines of a list without parameters (selection policies, presets).
+fn named_lines<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    entries
+        .map(|(name, help)| format!("  {name:<12} {help}"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// The registries' lists for the top-level `--help`.
 pub(super) fn registry_help() -> String {
     format!(
@@ -48,16 +56,12 @@ pub(super) fn registry_help() -> String {
         placement::REGISTRY.help(),
         traffic::REGISTRY.help(),
         crate::routing::REGISTRY.help(),
-        crate::network::selection::POLICIES
-            .iter()
-            .map(|p| format!("  {:<12} {}", p.name, p.help))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        crate::network::PRESETS
-            .iter()
-            .map(|p| format!("  {:<12} {}", p.name, p.help))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        named_lines(
+            crate::network::selection::POLICIES
+                .iter()
+                .map(|p| (p.name, p.help))
+        ),
+        named_lines(crate::network::PRESETS.iter().map(|p| (p.name, p.help))),
         crate::cost::REGISTRY.help(),
     )
 }
