@@ -27,13 +27,17 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn timeline(topology: &str, workload: &str, file: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(["run", "--topology", topology, "--workload", workload])
-        .arg("--timeline")
-        .arg(file)
-        .arg("--quiet")
-        .output()
-        .expect("the binary runs");
+    let file = file.to_str().expect("a UTF-8 scratch path");
+    let out = common::netreplay(&[
+        "run",
+        "--topology",
+        topology,
+        "--workload",
+        workload,
+        "--timeline",
+        file,
+        "--quiet",
+    ]);
     assert!(
         out.status.success(),
         "{workload}: {}",
