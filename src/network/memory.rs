@@ -10,7 +10,7 @@
 //! the networks where the estimate matters.
 
 use super::NetworkModel;
-use super::engine::RECORD_BYTES;
+use super::engine::{RECORD_BYTES, ROUTE_BYTES};
 use crate::error::{Error, Result};
 use crate::topology::Topology;
 use crate::workload::{Op, Program};
@@ -50,7 +50,10 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     // Per node: attachment, rank map, queue of messages; per switch port: its switch and start.
     let per_node = 4 + 4 + 4 + 32;
     let packets = (slots + nodes) * (packet + 4);
+    // Per switch input queue: the candidates its head keeps while it waits (`engine/routes.rs`).
+    let kept = ports * vcs * ROUTE_BYTES as u64;
     buffers * per_buffer
+        + kept
         + slots * 4
         + channels * per_channel
         + nodes * per_node

@@ -348,6 +348,9 @@ pub(super) struct Engine<'a, D: Driver> {
     load: Option<&'a mut super::load_bins::LoadBins>,
 }
 
+/// Bytes the kept candidates take per switch input queue, for the memory estimate.
+pub(super) use routes::QUEUE_BYTES as ROUTE_BYTES;
+
 /// Bytes of one buffer, channel, packet and message record, for the memory estimate
 /// ([`super::memory`]).
 pub(super) const RECORD_BYTES: [usize; 4] = [

@@ -7,6 +7,9 @@ use super::Candidate;
 
 /// Candidates kept per head; a head offered more is routed again each time it asks.
 const SLOT: usize = 8;
+/// Most bytes the cache takes per switch input queue (its slot index, a slot and its length), for the
+/// memory estimate ([`crate::network::memory`]): at most one slot per queue is held.
+pub(in crate::network) const QUEUE_BYTES: usize = 4 + SLOT * std::mem::size_of::<Candidate>() + 1;
 /// A buffer with nothing kept.
 const NONE: u32 = u32::MAX;
 
