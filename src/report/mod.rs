@@ -46,6 +46,8 @@ pub struct TopologyReport {
     /// Bisection width (exact closed form, partitioner bound or skipped), when computed.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub bisection: Option<crate::topology::bisection::BisectionReport>,
+    /// Switch-to-switch cable counts and lengths in seed 002's machine room (`cost/layout.rs`).
+    pub cables: crate::cost::layout::CableReport,
     /// Seed 003's random-link-failure measure, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_tolerance: Option<crate::topology::fault_tolerance::FaultTolerance>,
@@ -64,6 +66,7 @@ impl TopologyReport {
                 .ok(),
             metrics: None,
             bisection: None,
+            cables: crate::cost::layout::seed002_cables(topo),
             fault_tolerance: None,
         }
     }
@@ -110,6 +113,7 @@ impl TopologyReport {
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
             + &self.bisection.as_ref().map_or(String::new(), bisection_text)
+            + &cables_text(&self.cables)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
                 format!(
                     "fault_tolerance   {:.0}% of {} switch links (connected in > half of {} trials)\n",
@@ -125,6 +129,13 @@ impl TopologyReport {
 /// names may hold commas and quotes.
 pub(crate) fn csv_field(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+fn cables_text(c: &crate::cost::layout::CableReport) -> String {
+    format!(
+        "cables            {} switch-to-switch, {} inside a cabinet; {:.1} m, mean {:.2} m ({} layout: {} cabinets of {} in {} rows)\n",
+        c.cables, c.intra_cabinet, c.total_m, c.mean_m, c.layout, c.cabinets, c.per_cabinet, c.rows
+    )
 }
 
 fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {

@@ -39,14 +39,18 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let n = p.u32_in("n", None, 8, 1 << 20)?;
         let dsnf = Dsnf::new(n)?;
         match p.choice("route", "fig2", &["fig2", "adaptive"])? {
-            "adaptive" => Ok(Box::new(
-                TableRouted::new(
-                    format!("dsnf:n={n},route=adaptive"),
-                    dsnf.graph,
-                    TableRouting::Adaptive,
-                )?
-                .with_locality_blocks(vec![dsnf.p]),
-            )),
+            "adaptive" => {
+                let order = dsnf.cabinet_order();
+                Ok(Box::new(
+                    TableRouted::new(
+                        format!("dsnf:n={n},route=adaptive"),
+                        dsnf.graph,
+                        TableRouting::Adaptive,
+                    )?
+                    .with_locality_blocks(vec![dsnf.p])
+                    .with_layout_order(order),
+                ))
+            }
             _ => Ok(Box::new(dsnf)),
         }
     },
@@ -100,6 +104,23 @@ impl Dsnf {
 
     fn supernodes(&self) -> u32 {
         1 << self.p
+    }
+    /// Super-node by super-node, each layer by layer, level by level: the order in which seed 002
+    /// §III-E fills its cabinets, so that a super-node's Local_Links and Layer_Links stay inside one
+    /// (with p = 4 and 16 switches per cabinet, a cabinet holds whole super-nodes).
+    fn cabinet_order(&self) -> Vec<u32> {
+        let mut order = Vec::with_capacity(self.n as usize);
+        for s in 0..self.supernodes() {
+            for k in 0..self.layers() {
+                for l in 1..=self.p {
+                    let i = self.id(l, k, s);
+                    if i < self.n {
+                        order.push(i);
+                    }
+                }
+            }
+        }
+        order
     }
     fn big_n(&self) -> u32 {
         self.p << self.p
@@ -172,6 +193,9 @@ impl Dsnf {
 impl Topology for Dsnf {
     fn spec(&self) -> String {
         format!("dsnf:n={}", self.n)
+    }
+    fn layout_order(&self) -> Vec<u32> {
+        self.cabinet_order()
     }
     fn nodes(&self) -> u32 {
         self.n
