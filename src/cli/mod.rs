@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 mod args;
+mod growth;
 mod values;
 use args::{ShowProgress, SlurmArgs, TraceAction};
 use values::{parse_model, parse_routing, parse_routings, placement_help, registry_help};
@@ -62,6 +63,19 @@ enum Command {
         /// Trials per 5% step of the fault-tolerance measure (1 to 100000).
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         trials: u32,
+        /// DSN-F only: grow the network to this many nodes (seed 002 §III-D, Fig. 4) and print, per
+        /// step, the cables added and removed, diameter and average shortest path length.
+        #[arg(long, value_name = "NODES")]
+        grow_to: Option<u32>,
+        /// Nodes added per growth step.
+        #[arg(long, default_value_t = 64, requires = "grow_to")]
+        step: u32,
+        /// Print the growth as CSV.
+        #[arg(long, requires = "grow_to", conflicts_with = "json")]
+        csv: bool,
+        /// Also write the growth's Fig. 4 plot (SVG) to this file.
+        #[arg(long, value_name = "FILE", requires = "grow_to")]
+        svg: Option<PathBuf>,
     },
     /// Replay one workload over one topology and print the completion time and counters.
     Run {
@@ -254,9 +268,19 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Topology {
             spec,
             json,
+            grow_to: Some(to),
+            step,
+            csv,
+            svg,
+            ..
+        } => growth::grow(&spec, to, step, json, csv, svg.as_deref())?,
+        Command::Topology {
+            spec,
+            json,
             exact,
             fault_tolerance,
             trials,
+            ..
         } => {
             let topo = topology::build(&spec)?;
             let budget = if exact {

@@ -1,6 +1,7 @@
 //! Reports: the only module that knows output formats (human text, JSON, CSV, SVG) and how files are
 //! written.
 
+pub mod growth;
 pub mod html;
 pub mod interrupt;
 pub mod link_load;

@@ -66,9 +66,22 @@ pub struct Dsnf {
 
 impl Dsnf {
     fn new(n: u32) -> crate::error::Result<Self> {
-        let p = (1..32)
+        let p = Self::p_for(n);
+        let edges = Self::edges(n, p)?;
+        let graph = SwitchGraph::new(&format!("dsnf:n={n}"), &vec![1; n as usize], &edges)?;
+        Ok(Dsnf { n, p, graph })
+    }
+
+    /// The size of the shortcut set for n switches: the integer p with `p 2^p <= n < (p+1) 2^(p+1)`.
+    pub(crate) fn p_for(n: u32) -> u32 {
+        (1..32)
             .find(|&p| (p + 1) as u64 * (1u64 << (p + 1)) > u64::from(n))
-            .unwrap_or(31);
+            .unwrap_or(31)
+    }
+
+    /// The cables of n switches labelled with shortcut-set size p (section III-B), each once as
+    /// (lower id, higher id), in order.
+    pub(crate) fn edges(n: u32, p: u32) -> crate::error::Result<Vec<(u32, u32)>> {
         let d = Dsnf {
             n,
             p,
@@ -97,9 +110,7 @@ impl Dsnf {
                 link(i, d.id(l + 1, 0, (s + (1 << (p - l))) % d.supernodes()));
             }
         }
-        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
-        let graph = SwitchGraph::new(&format!("dsnf:n={n}"), &vec![1; n as usize], &edges)?;
-        Ok(Dsnf { graph, ..d })
+        Ok(edges.into_iter().collect())
     }
 
     fn supernodes(&self) -> u32 {

@@ -11,6 +11,7 @@ mod dln;
 mod dragonfly;
 mod dsn;
 mod dsnf;
+pub mod dsnf_growth;
 mod fat_tree;
 pub mod fault_tolerance;
 mod flattened_butterfly;
