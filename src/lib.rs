@@ -11,6 +11,7 @@ pub mod load_latency;
 pub mod mpi;
 pub mod network;
 pub mod placement;
+pub mod replay;
 pub mod report;
 pub mod rng;
 pub mod routing;

@@ -231,7 +231,7 @@ pub fn run(r: &RunReport) -> String {
         ],
         vec![s("wall time"), format!("{:.3} s", r.speed.wall_seconds)],
     ];
-    if let Some(m) = &o.mpi {
+    if let Some(m) = &r.mpi {
         let t = &m.time;
         rows.push(vec![
             s("rank time: compute / send / wait (sum)"),
