@@ -10,6 +10,7 @@ pub mod input;
 pub mod load_latency;
 pub mod mpi;
 pub mod network;
+pub mod output;
 pub mod placement;
 pub mod replay;
 pub mod report;

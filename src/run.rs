@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
 use crate::network::{self, NetworkModel, Outcome, memory};
 use crate::replay::{self, Instruments, Replay, Replayed};
+pub use crate::report::run::{JobReport, RunReport, Speed};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -61,29 +62,6 @@ pub struct JobConfig {
     /// Cycle at which the job starts (default 0).
     #[serde(default)]
     pub start: u64,
-}
-
-/// How one job of a shared run fared.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobReport {
-    /// Canonical workload spec with its rank count.
-    pub workload: String,
-    /// Canonical placement spec.
-    pub placement: String,
-    /// Its ranks.
-    pub ranks: u32,
-    /// Node of each of its ranks.
-    pub nodes: Vec<u32>,
-    /// Cycle it started.
-    pub start: u64,
-    /// Cycle it completed in the shared run.
-    pub completion_cycles: u64,
-    /// Completion minus start.
-    pub duration: u64,
-    /// Its completion time running alone on the same nodes.
-    pub alone_cycles: u64,
-    /// duration / alone_cycles: how much sharing the network slowed it.
-    pub slowdown: f64,
 }
 
 impl RunConfig {
@@ -143,55 +121,6 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
         column,
         message: e.message().to_string(),
     }
-}
-
-/// What `netreplay run` reports (the contract's JSON fields plus speed and latency).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// Canonical topology spec.
-    pub topology: String,
-    /// Canonical workload spec (with the rank count).
-    pub workload: String,
-    /// Canonical placement spec.
-    pub placement: String,
-    /// Seed used.
-    pub seed: u64,
-    /// Ranks replayed.
-    pub ranks: u32,
-    /// Nodes of the topology.
-    pub nodes: u32,
-    /// The network model used.
-    pub network: NetworkModel,
-    /// What the engine measured.
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    /// What the MPI layer did (protocol messages, self-messages, the ranks' time split), for runs of
-    /// a single workload.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mpi: Option<crate::mpi::runtime::MpiStats>,
-    /// Per-job results of a shared-machine run (empty for a single workload).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub jobs: Vec<JobReport>,
-    /// The chain of computations and messages that set the completion time (single workloads).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub critical_path: Option<crate::mpi::critical_path::CriticalPath>,
-    /// Link load per class over time and the top links' series, when asked for (`--link-load`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub link_load: Option<network::load_bins::LinkLoadSeries>,
-    /// How fast the simulation ran.
-    #[serde(flatten)]
-    pub speed: Speed,
-}
-
-/// Simulation speed, as the benchmark reports it.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Speed {
-    /// Wall-clock seconds of the simulation proper (building the network and program excluded).
-    pub wall_seconds: f64,
-    /// Phit-link traversals per wall second.
-    pub phit_hops_per_second: f64,
-    /// Simulated node-cycles per wall second (nodes x completion cycles / wall time).
-    pub node_cycles_per_second: f64,
 }
 
 impl Speed {
@@ -560,7 +489,7 @@ fn timeline_run(
     mut load: Option<&mut LoadBins>,
 ) -> Result<Replayed> {
     let mut result: Option<Result<Replayed>> = None;
-    let written = crate::report::write_atomic_with(path, |f| {
+    let written = crate::output::write_atomic_with(path, |f| {
         let buffered = std::io::BufWriter::with_capacity(1 << 16, f);
         let mut writer = crate::report::timeline::TimelineWriter::new(buffered, meta)?;
         match sim.run(load.as_deref_mut(), Some(&mut writer)) {
