@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::network::{self, LoadPoint, Network, NetworkModel, OpenLoopParams, Routing};
+pub use crate::report::load_latency::Curve;
 use crate::{topology, traffic};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -48,19 +49,6 @@ impl SweepConfig {
             .map_err(|e| crate::run::locate(path, e))?;
         Ok(cfg)
     }
-}
-
-/// One curve: a topology under the traffic pattern, a point per load.
-#[derive(Debug, Clone, Serialize)]
-pub struct Curve {
-    /// Canonical topology spec.
-    pub topology: String,
-    /// Canonical traffic spec.
-    pub traffic: String,
-    /// Routing algorithm.
-    pub routing: Routing,
-    /// Points in increasing offered load, up to and including the first unstable one.
-    pub points: Vec<LoadPoint>,
 }
 
 /// Most loads one sweep takes.

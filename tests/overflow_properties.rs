@@ -105,15 +105,12 @@ proptest! {
 fn p2_time_split_sums_over_ranks_do_not_wrap() {
     let topo = topology::build("fat-tree:k=2,n=2").unwrap();
     let program = Program::from_fn(3, |_, ops| ops.push(Op::Compute { cycles: MAX_CYCLE }));
-    let o = netreplay::replay::simulate(
-        topo.as_ref(),
-        &NetworkModel::default(),
-        &program,
-        &[0, 1, 2],
-        1,
-    )
-    .unwrap();
-    assert_eq!(o.completion_cycles, MAX_CYCLE);
-    let v = serde_json::to_value(&o).unwrap();
-    assert_eq!(v["mpi"]["time"]["compute_sum"], u64::MAX, "{v}");
+    let model = NetworkModel::default();
+    let replay = netreplay::replay::Replay::new(topo.as_ref(), &model, 1).unwrap();
+    let r = replay
+        .program(&program, &[0, 1, 2], Default::default())
+        .unwrap();
+    assert_eq!(r.outcome.completion_cycles, MAX_CYCLE);
+    let v = serde_json::to_value(&r.mpi).unwrap();
+    assert_eq!(v["time"]["compute_sum"], u64::MAX, "{v}");
 }

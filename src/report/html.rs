@@ -2,9 +2,9 @@
 //! resource, readable on a laptop screen, for `run --html FILE`, a campaign's `report.html` and
 //! `load-latency --out DIR`'s `load-latency.html`.
 
+use super::load_latency::Curve;
 use super::run::RunReport;
 use crate::campaign::analysis::Analysis;
-use crate::load_latency::Curve;
 use crate::mpi::critical_path::CriticalPath;
 use std::fmt::Write as _;
 
