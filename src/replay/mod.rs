@@ -2,11 +2,11 @@
 //!
 //! A [`Replay`] is the one struct of inputs every replay starts from, built and validated once: a
 //! [`Network`] (the topology, the model checked against it, its routing prepared) and the seed. It
-//! drives the MPI runtime ([`crate::mpi::runtime::Ranks`]) over the
-//! engine the model names ([`drive`], the one place that picks the flit engine or the flow model),
-//! with the instruments asked for (link load, the timeline's observer, the critical path), for one
-//! program or several jobs sharing the machine (`jobs.rs`). It returns the network's [`Outcome`] and
-//! the MPI layer's statistics side by side ([`Replayed`]), so the engine below knows nothing of MPI.
+//! drives the MPI runtime ([`crate::mpi::runtime::Ranks`]) over the engine the model names (`drive`,
+//! the one place that picks the flit engine or the flow model), with the instruments asked for (link
+//! load, the timeline's observer, the critical path, progress), for one program or several jobs
+//! sharing the machine (`jobs.rs`). It returns the network's [`Outcome`] and the MPI layer's
+//! statistics side by side ([`Replayed`]), so the engine below knows nothing of MPI.
 
 mod jobs;
 mod weigh;
