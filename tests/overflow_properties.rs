@@ -111,6 +111,6 @@ fn p2_time_split_sums_over_ranks_do_not_wrap() {
         .program(&program, &[0, 1, 2], Default::default())
         .unwrap();
     assert_eq!(r.outcome.completion_cycles, MAX_CYCLE);
-    let v = serde_json::to_value(&r.mpi).unwrap();
+    let v = serde_json::to_value(r.mpi).unwrap();
     assert_eq!(v["time"]["compute_sum"], u64::MAX, "{v}");
 }
