@@ -7,7 +7,8 @@
 use netreplay::mpi::call::Collective;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::mpi::{Call, MpiModel};
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::dumpi;
 use netreplay::workload::Program;
 use std::collections::BTreeMap;

@@ -5,7 +5,8 @@
 
 use netreplay::error::Error;
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::{self, Format, ReadOptions};
 use netreplay::workload::Program;
 use std::path::{Path, PathBuf};

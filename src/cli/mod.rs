@@ -6,7 +6,7 @@ use crate::load_latency::{self, SweepConfig};
 use crate::network::Routing;
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{campaign, topology, trace, workload};
+use crate::{campaign, output, topology, trace, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -341,13 +341,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.max_memory = max_memory;
             cfg.progress = report::progress::Show::choose(show.progress, show.quiet);
             if let Some(path) = &out {
-                report::prepare_output(path)?;
+                output::prepare_output(path)?;
             }
             for path in [&timeline, &html].into_iter().flatten() {
-                report::prepare_output(path)?;
+                output::prepare_output(path)?;
             }
             if let Some(dir) = &link_load {
-                report::prepare_dir(dir)?;
+                output::prepare_dir(dir)?;
             }
             cfg.timeline = timeline;
             cfg.link_load = link_load.is_some() || html.is_some();
@@ -361,13 +361,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 print!("{}", report::run_text(&r));
             }
             if let Some(path) = out {
-                report::write_atomic(&path, text.as_bytes())?;
+                output::write_atomic(&path, text.as_bytes())?;
             }
             if let (Some(dir), Some(series)) = (&link_load, &r.link_load) {
                 report::link_load::write_all(series, dir)?;
             }
             if let Some(path) = html {
-                report::write_atomic(&path, report::html::run(&r).as_bytes())?;
+                output::write_atomic(&path, report::html::run(&r).as_bytes())?;
             }
         }
         Command::Campaign {
@@ -416,7 +416,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
-            report::interrupt::describe(&format!(
+            output::interrupt::describe(&format!(
                 "campaign {} into {}: the runs finished so far are kept; rerun with the same --out \
                  to run only the rest",
                 config.display(),
@@ -501,7 +501,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     "--ranks {ranks} is more than the simulator handles (at most {max})"
                 )));
             }
-            report::prepare_output(&out)?;
+            output::prepare_output(&out)?;
             if let Some(bytes) = wl.generator.bytes_bound(ranks) {
                 crate::network::memory::check(
                     bytes,
@@ -558,7 +558,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
             phases.sample_periods = samples.unwrap_or(phases.sample_periods);
             if let Some(dir) = &out {
-                report::prepare_dir(dir)?;
+                output::prepare_dir(dir)?;
             }
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
@@ -571,7 +571,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 let csv = report::load_latency::csv(&curves);
                 let svg = report::load_latency::svg(&curves);
                 let html = report::html::load_latency(&curves);
-                report::write_set(
+                output::write_set(
                     &dir,
                     &[
                         ("load-latency.json", text.as_bytes()),

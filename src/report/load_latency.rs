@@ -1,8 +1,23 @@
 //! Load-latency outputs: a text table, CSV, and an SVG plot of mean latency against accepted load,
-//! one polyline per curve, saturated points drawn hollow and clamped to the top of the plot.
+//! one polyline per curve, saturated points drawn hollow and clamped to the top of the plot; and
+//! [`Curve`], what a sweep measured, the data they are made of.
 
-use crate::load_latency::Curve;
+use crate::network::{LoadPoint, Routing};
+use serde::Serialize;
 use std::fmt::Write as _;
+
+/// One curve: a topology under the traffic pattern, a point per load.
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    /// Canonical topology spec.
+    pub topology: String,
+    /// Canonical traffic spec.
+    pub traffic: String,
+    /// Routing algorithm.
+    pub routing: Routing,
+    /// Points in increasing offered load, up to and including the first unstable one.
+    pub points: Vec<LoadPoint>,
+}
 
 /// Aligned text table, one block per curve.
 pub fn text(curves: &[Curve]) -> String {

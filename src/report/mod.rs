@@ -1,27 +1,21 @@
-//! Reports: the only module that knows output formats (human text, JSON, CSV, SVG) and how files are
-//! written.
+//! Reports: the only module that knows output formats (human text, JSON, CSV, SVG); files are
+//! written through `crate::output`.
 
 pub mod growth;
 pub mod html;
-pub mod interrupt;
 pub mod link_load;
 pub mod load_latency;
 pub mod progress;
+pub mod run;
 
 pub mod campaign;
 pub mod svg;
 pub mod timeline;
 
-mod output;
-pub use output::{
-    TEMP_MARKER, clean_stale, prepare_dir, prepare_output, temp_path, write_atomic,
-    write_atomic_with, write_set,
-};
-
 use crate::cost::Cost;
-use crate::run::RunReport;
 use crate::topology::metrics::{Budget, Metrics};
 use crate::topology::{Structure, Topology};
+use run::RunReport;
 use serde::Serialize;
 use std::fmt::Write as _;
 

@@ -283,7 +283,7 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
     if let Some(dir) = cache.parent()
         && (dir.as_os_str().is_empty() || std::fs::create_dir_all(dir).is_ok())
     {
-        match crate::report::write_atomic_with(&cache, |f| f.write_all(&bytes)) {
+        match crate::output::write_atomic_with(&cache, |f| f.write_all(&bytes)) {
             Ok(()) => log::debug!("cache written: {}", cache.display()),
             Err(e) => {
                 log::warn!("trace cache not written ({e}); the next run reads the trace again")

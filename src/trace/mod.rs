@@ -123,7 +123,7 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
             _ => write_text(program, &mut &mut *out),
         }
     };
-    crate::report::write_atomic_with(path, |file| {
+    crate::output::write_atomic_with(path, |file| {
         let mut out = BufWriter::new(file);
         if compress {
             let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
