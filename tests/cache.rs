@@ -36,7 +36,7 @@ fn a_valid_cache_is_served_and_a_changed_source_is_not_stale() {
     assert_eq!(read(&t, &opts, &Location::Beside), first);
 
     // A cache under the right key is served without parsing: plant a different program under it.
-    let key = cache::key(&t, Format::Native, &opts).unwrap();
+    let key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     let planted = Program::from_fn(2, |r, ops| {
         if r == 0 {
             ops.push(Op::Compute { cycles: 5 })
@@ -49,7 +49,7 @@ fn a_valid_cache_is_served_and_a_changed_source_is_not_stale() {
     std::fs::write(&t, TRACE.replace("send 1 100", "send 1 900")).unwrap();
     let changed = read(&t, &opts, &Location::Beside);
     assert_eq!(changed.sends().next().unwrap().2, 900);
-    let new_key = cache::key(&t, Format::Native, &opts).unwrap();
+    let new_key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     assert_ne!(new_key, key);
     assert_eq!(
         cache::decode(&std::fs::read(&cache_file).unwrap(), new_key),
@@ -72,7 +72,7 @@ fn a_corrupt_or_other_version_cache_is_ignored_and_rebuilt() {
     let opts = ReadOptions::default();
     let truth = trace::read_any(&t, &opts).unwrap();
     let cache_file = dir.join(".app.trc.nrcache");
-    let key = cache::key(&t, Format::Native, &opts).unwrap();
+    let key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     let good = cache::encode(&truth, key);
     let mut other_version = good.clone();
     other_version[12..16].copy_from_slice(&1u32.to_le_bytes());

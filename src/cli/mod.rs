@@ -455,15 +455,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             format,
             max_memory,
         } => {
-            let format = match format.as_str() {
-                "native" => trace::Format::Native,
-                "trc" | "fsin" => trace::Format::Fsin,
-                other => {
-                    return Err(Error::Invalid(format!(
-                        "--format {other}: accepted are native and trc"
-                    )));
-                }
-            };
+            let format = trace::Format::parse_writable(&format)?;
             let wl = workload::build(&spec)?;
             if wl.ranks.is_some_and(|r| r != ranks) {
                 return Err(Error::Invalid(format!(

@@ -37,6 +37,31 @@ use crate::mpi::collectives::Algorithms;
 use crate::workload::Program;
 use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
+
+/// SimGrid TI traces in the registry of [`crate::trace::formats`]: told by an action line, or an
+/// index line naming an existing file.
+pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
+    name: "simgrid",
+    aliases: &[],
+    help: "SimGrid SMPI time-independent traces (one action file, or an index of per-rank files)",
+    cache_tag: "SimGrid",
+    detect_path: None,
+    detect_line: Some(|path, line| is_action_line(line) || is_index_line(path, line)),
+    folder: None,
+    read: |path, opts| read(path, &opts.algorithms, opts.units),
+    check_ranks: |path, limit| count_ranks(path, limit).map(drop),
+    sources,
+    mpi: crate::mpi::MpiModel::mpich,
+    write: None,
+};
+
+/// Whether `line` names an existing file beside `path` or in one of its ancestors (an index).
+fn is_index_line(path: &Path, line: &str) -> bool {
+    path.parent()
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .any(|d| d.join(line).is_file())
+}
 mod actions;
 
 use super::limits::RankLimit;
