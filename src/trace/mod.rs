@@ -311,7 +311,7 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
            SimGrid traces to MPICH's rendezvous above 128 KiB); compute_scale=X multiplies compute \
            times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
            SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); cache=beside|off|DIR keeps the parsed trace in a binary cache \
-           (default beside it as .NAME.nrcache)",
+           (default $XDG_CACHE_HOME/netreplay, else ~/.cache/netreplay; beside: .NAME.nrcache next to it)",
     build: build_workload,
 };
 
@@ -364,7 +364,8 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         }
     }
     let location = match p.raw("cache") {
-        None | Some("beside") => cache::Location::Beside,
+        None => cache::Location::User,
+        Some("beside") => cache::Location::Beside,
         Some("off") => cache::Location::Off,
         Some(dir) => cache::Location::Dir(dir.into()),
     };
