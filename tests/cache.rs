@@ -186,7 +186,11 @@ fn home_fallback_and_no_cache_with_a_notice() {
             cmd.env("HOME", h);
         }
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         String::from_utf8_lossy(&out.stderr).to_string()
     };
     let home = dir.join("home");
@@ -195,7 +199,10 @@ fn home_fallback_and_no_cache_with_a_notice() {
     let store = home.join(".cache").join("netreplay");
     assert_eq!(std::fs::read_dir(&store).unwrap().count(), 1);
     let err = run(None);
-    let notices: Vec<&str> = err.lines().filter(|l| l.contains("no trace cache")).collect();
+    let notices: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("no trace cache"))
+        .collect();
     assert_eq!(notices.len(), 1, "{err}");
     assert!(!dir.join(".app.trc.nrcache").exists());
     assert_eq!(std::fs::read_dir(&store).unwrap().count(), 1);

@@ -26,6 +26,8 @@ use std::collections::VecDeque;
 #[path = "watch.rs"]
 mod watch;
 use watch::Watch;
+#[path = "graph_run.rs"]
+mod graph_run;
 
 pub use super::replay_stats::{MpiStats, TimeSplit};
 
@@ -110,6 +112,8 @@ pub struct Ranks<'p> {
     finished: u32,
     /// Instruments for the timeline and the critical path; `None`: no cost.
     watch: Option<Box<Watch<'p>>>,
+    /// Dependency bookkeeping when the program is a graph (`graph_run.rs`).
+    graph: Option<Box<graph_run::GraphState>>,
 }
 
 impl<'p> Ranks<'p> {
@@ -135,11 +139,17 @@ impl<'p> Ranks<'p> {
             stats: MpiStats::default(),
             finished: 0,
             watch: None,
+            graph: program
+                .graph()
+                .map(|g| Box::new(graph_run::GraphState::new(g))),
         }
     }
 
     /// Runs `rank` from its program counter until it blocks or ends, appending what it asks to `out`.
     pub fn advance(&mut self, rank: u32, out: &mut Vec<Step>) {
+        if self.graph.is_some() {
+            return self.advance_graph(rank, out);
+        }
         let ops = self.program.rank_ops(rank);
         let r = rank as usize;
         while let Some(op) = ops.get(self.pc[r] as usize) {
@@ -208,17 +218,7 @@ impl<'p> Ranks<'p> {
                 return;
             }
         }
-        self.finished += 1;
-        if self.watch.is_some() {
-            self.regions_at(rank);
-            let w = self.watch.as_deref_mut().expect("checked");
-            if let Some(obs) = w.observer.as_deref_mut() {
-                obs.finished(rank, self.now);
-            }
-            if let Some(t) = w.tracker.as_mut() {
-                t.finished(rank, self.now);
-            }
-        }
+        self.rank_finished(rank);
     }
 
     fn wait_on(&mut self, rank: u32, block: Block) {
@@ -389,6 +389,10 @@ impl<'p> Ranks<'p> {
 
     /// Request `req` of `rank` completed; returns true if that released the rank.
     fn complete(&mut self, rank: u32, req: u32) -> bool {
+        if self.graph.is_some() {
+            self.complete_graph(rank, req);
+            return true;
+        }
         self.pending.remove(&(rank, req));
         let r = rank as usize;
         self.outstanding[r] -= 1;
@@ -560,7 +564,11 @@ impl Driver for Ranks<'_> {
         self.now = now;
         self.woke(who);
         let mark = out.len();
-        self.advance(who, out);
+        if self.graph.is_some() {
+            self.wake_graph(who, out);
+        } else {
+            self.advance(who, out);
+        }
         self.track_issued(mark, out);
     }
 
@@ -569,6 +577,9 @@ impl Driver for Ranks<'_> {
     }
 
     fn blocked(&self) -> Vec<(u32, u32, u64)> {
+        if self.graph.is_some() {
+            return self.blocked_graph();
+        }
         Ranks::blocked(self).collect()
     }
 }

@@ -135,10 +135,7 @@ pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
 /// The user's folder for trace caches: `$XDG_CACHE_HOME/netreplay`, else `$HOME/.cache/netreplay`;
 /// a relative or empty value is ignored, as the XDG base directory specification says.
 pub fn user_dir() -> Option<PathBuf> {
-    user_dir_from(
-        std::env::var_os("XDG_CACHE_HOME"),
-        std::env::var_os("HOME"),
-    )
+    user_dir_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
 }
 
 fn user_dir_from(xdg: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
@@ -314,6 +311,10 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
         ..*opts
     };
     let program = super::read_any(path, &fixed)?;
+    if program.graph().is_some() {
+        // The cache stores ops only; a dependency graph is read afresh (GOAL parses quickly).
+        return Ok(program);
+    }
     let bytes = encode(&program, key);
     if let Some(dir) = cache.parent()
         && (dir.as_os_str().is_empty() || std::fs::create_dir_all(dir).is_ok())

@@ -3,8 +3,8 @@
 //! `--help` all read. A new format is its reader's folder under `src/trace/` (with its `FORMAT`
 //! descriptor) plus one line in [`FORMATS`].
 
-use super::limits::RankLimit;
 use super::ReadOptions;
+use super::limits::RankLimit;
 use crate::error::{Error, Result};
 use crate::mpi::MpiModel;
 use crate::workload::Program;
@@ -59,6 +59,7 @@ pub const FORMATS: &[&Descriptor] = &[
     &super::fsin::FORMAT,
     &super::otf2::FORMAT,
     &super::dumpi::FORMAT,
+    &super::goal::FORMAT,
 ];
 
 /// A trace format: one entry of [`FORMATS`].
@@ -90,6 +91,8 @@ impl Format {
     pub const OTF2: Format = Format(&super::otf2::FORMAT);
     /// SST DUMPI traces.
     pub const DUMPI: Format = Format(&super::dumpi::FORMAT);
+    /// LogGOPSim's GOAL schedules (dependency graphs).
+    pub const GOAL: Format = Format(&super::goal::FORMAT);
 
     /// Every format of the registry.
     pub fn all() -> impl Iterator<Item = Format> {

@@ -12,6 +12,7 @@ pub mod check;
 pub mod dumpi;
 pub mod formats;
 pub mod fsin;
+pub mod goal;
 pub mod limits;
 pub mod otf2;
 pub mod parser;
@@ -113,6 +114,13 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
             format.name()
         )));
     };
+    if program.graph().is_some() {
+        return Err(Error::Invalid(format!(
+            "a dependency graph (GOAL) cannot be written as a {} trace, which runs each rank's \
+             operations in order",
+            format.name()
+        )));
+    }
     // Refuse what the format cannot express before touching the file system.
     (writer.check)(program)?;
     let compress = path.extension().is_some_and(|e| e == "zst");
