@@ -139,6 +139,8 @@ fn default_cache_is_the_users_folder_and_same_names_do_not_collide() {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
         let t = dir.join(sub).join("same-name.trc");
         std::fs::write(&t, TRACE.replace("send 1 100", &format!("send 1 {bytes}"))).unwrap();
+        // The store outlives a run: start without the cache an earlier run planted below.
+        let _ = std::fs::remove_file(cache::path_for(&t, &Location::User).unwrap());
         let p = read(&t, &opts, &Location::User);
         assert_eq!(p.sends().next().unwrap().2, bytes);
         let file = cache::path_for(&t, &Location::User).unwrap();

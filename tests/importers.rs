@@ -127,6 +127,7 @@ fn simgrid_compute_and_sleep_use_the_configured_units() {
         units: trace::simgrid::Units {
             flops_per_cycle: 4.0,
             cycles_per_second: 1e9,
+            ..Default::default()
         },
         ..ReadOptions::default()
     };

@@ -424,20 +424,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json, format },
         } => {
-            // Read without the cache: a check leaves nothing beside the trace, and the counts of the MPI
-            // calls come from the readers.
             let opts = trace::ReadOptions {
                 format: trace::Format::parse(&format)?,
                 ..trace::ReadOptions::default()
             };
-            let wl = trace::TraceWorkload::open_with(
-                &file.display().to_string(),
-                &opts,
-                &trace::cache::Location::Off,
-                String::new(),
-            )?;
-            let ranks = workload::Generator::ranks(&wl).unwrap_or(0);
-            let c = trace::check::check(&workload::Generator::generate(&wl, ranks)?)?;
+            let c = trace::check::check_file(&file, &opts)?;
             print!(
                 "{}",
                 if json {

@@ -28,6 +28,8 @@ mod watch;
 use watch::Watch;
 #[path = "graph_run.rs"]
 mod graph_run;
+#[path = "matching.rs"]
+mod matching;
 
 pub use super::replay_stats::{MpiStats, TimeSplit};
 
@@ -114,6 +116,8 @@ pub struct Ranks<'p> {
     watch: Option<Box<Watch<'p>>>,
     /// Dependency bookkeeping when the program is a graph (`graph_run.rs`).
     graph: Option<Box<graph_run::GraphState>>,
+    /// Any-source receive queues, for programs that have such receives (`matching.rs`).
+    any: Option<Box<matching::AnySource>>,
 }
 
 impl<'p> Ranks<'p> {
@@ -142,6 +146,7 @@ impl<'p> Ranks<'p> {
             graph: program
                 .graph()
                 .map(|g| Box::new(graph_run::GraphState::new(g))),
+            any: matching::AnySource::needed(program),
         }
     }
 
@@ -320,23 +325,12 @@ impl<'p> Ranks<'p> {
 
     /// Posts receive `req` at `rank`; returns true if an unexpected eager message completed it at once.
     fn post(&mut self, rank: u32, from: u32, tag: u64, req: u32, out: &mut Vec<Step>) -> bool {
-        let key = (rank, from, tag);
-        let arrival = match self.unexpected.get_mut(&key) {
-            Some(q) => {
-                let a = q.pop_front().expect("empty queues are removed");
-                if q.is_empty() {
-                    self.unexpected.remove(&key);
-                }
-                Some(a)
-            }
-            None => None,
-        };
-        match arrival {
-            Some(Arrival::Eager) => {
+        match self.take_unexpected(rank, from, tag) {
+            Some((from, Arrival::Eager)) => {
                 self.tell_received(rank, from, tag);
                 true
             }
-            Some(Arrival::Rts(id)) => {
+            Some((from, Arrival::Rts(id))) => {
                 self.rendezvous[id as usize].recv_req = req;
                 self.pending
                     .insert((rank, req), Pending::Data { from, tag });
@@ -345,7 +339,7 @@ impl<'p> Ranks<'p> {
                 false
             }
             None => {
-                self.posted.entry(key).or_default().push_back(req);
+                self.post_waiting(rank, from, tag, req);
                 self.pending
                     .insert((rank, req), Pending::Recv { from, tag });
                 self.outstanding[rank as usize] += 1;
@@ -364,15 +358,10 @@ impl<'p> Ranks<'p> {
         arrival: Arrival,
         out: &mut Vec<Step>,
     ) -> bool {
-        let key = (to, from, tag);
-        let Some(queue) = self.posted.get_mut(&key) else {
-            self.unexpected.entry(key).or_default().push_back(arrival);
+        let Some(req) = self.take_posted(to, from, tag) else {
+            self.keep_unexpected(to, from, tag, arrival);
             return false;
         };
-        let req = queue.pop_front().expect("empty posted queues are removed");
-        if queue.is_empty() {
-            self.posted.remove(&key);
-        }
         match arrival {
             Arrival::Eager => {
                 self.tell_received(to, from, tag);

@@ -129,6 +129,10 @@ pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
         LAYOUT
     );
     h.bytes(described.as_bytes());
+    if !opts.units.derived.is_empty() {
+        // Only then, so that the keys of existing caches stay valid.
+        h.bytes(format!("{:?}", opts.units.derived).as_bytes());
+    }
     Ok(h.finish())
 }
 

@@ -41,6 +41,9 @@ pub struct Descriptor {
     pub mpi: fn() -> MpiModel,
     /// Its writer, if netreplay writes it.
     pub write: Option<Writer>,
+    /// What `trace check` says of a trace of this format that has collectives (what the format
+    /// does not record about them), if anything.
+    pub collectives_note: Option<&'static str>,
 }
 
 /// How a program is written in a format.

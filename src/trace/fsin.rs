@@ -36,6 +36,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
             write_events(program, &mut &mut *out).map_err(|e| std::io::Error::other(e.to_string()))
         },
     }),
+    collectives_note: None,
 };
 
 /// Whether `line` (the first content line of a file) looks like an FSIN event.

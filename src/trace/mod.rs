@@ -121,6 +121,16 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
             format.name()
         )));
     }
+    if program
+        .recvs()
+        .any(|(from, _, _)| from == crate::workload::ANY_SOURCE)
+    {
+        return Err(Error::Invalid(format!(
+            "receives of any source left to the replay (SimGrid's -333) cannot be written as a {} \
+             trace, which names every receive's source",
+            format.name()
+        )));
+    }
     // Refuse what the format cannot express before touching the file system.
     (writer.check)(program)?;
     let compress = path.extension().is_some_and(|e| e == "zst");
@@ -283,6 +293,7 @@ const READER_KEYS: &[&str] = &[
     "format",
     "flops_per_cycle",
     "cycles_per_second",
+    "dtsize",
     "cache",
 ];
 
@@ -318,7 +329,8 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
            self_copy=CYCLES_PER_BYTE set the MPI model (native and FSIN traces default to eager, \
            SimGrid traces to MPICH's rendezvous above 128 KiB); compute_scale=X multiplies compute \
            times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
-           SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); cache=beside|off|DIR keeps the parsed trace in a binary cache \
+           SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); \
+           dtsize=ID:BYTES/ID:BYTES gives SimGrid derived datatypes (id -1...) their sizes; cache=beside|off|DIR keeps the parsed trace in a binary cache \
            (default $XDG_CACHE_HOME/netreplay, else ~/.cache/netreplay; beside: .NAME.nrcache next to it)",
     build: build_workload,
 };
@@ -361,6 +373,16 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
             }
             extra.push_str(&format!(",{key}={v}"));
         }
+    }
+    if let Some(v) = p.raw("dtsize") {
+        opts.units.derived =
+            simgrid::DerivedSizes::parse(v).map_err(|problem| Error::BadValue {
+                kind: "workload",
+                name: p.name().to_string(),
+                key: "dtsize".to_string(),
+                problem,
+            })?;
+        extra.push_str(&format!(",dtsize={v}"));
     }
     let mut mpi_overrides = Vec::new();
     for &key in MpiModel::KEYS {

@@ -120,6 +120,10 @@ pub struct Region {
     pub name: &'static str,
 }
 
+/// The source of a receive that takes a message from any source, matched at replay time in
+/// arrival order (`mpi/matching.rs`): what formats without statuses leave open (SimGrid's `-333`).
+pub const ANY_SOURCE: u32 = u32::MAX;
+
 /// The [`Region`]s of every rank, in op order (disjoint).
 pub type Regions = Vec<Vec<Region>>;
 
@@ -278,6 +282,9 @@ impl Program {
                             )));
                         }
                         to
+                    }
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } if from == ANY_SOURCE => {
+                        continue;
                     }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,

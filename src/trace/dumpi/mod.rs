@@ -58,6 +58,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     sources,
     mpi: crate::mpi::MpiModel::mpich,
     write: None,
+    collectives_note: None,
 };
 
 use super::limits::RankLimit;

@@ -46,6 +46,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     sources: |path| Ok(vec![path.to_path_buf()]),
     mpi: crate::mpi::MpiModel::default,
     write: None,
+    collectives_note: None,
 };
 
 /// Whether the first content line of a file is GOAL's: `num_ranks N`, or a comment.

@@ -56,6 +56,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     sources,
     mpi: MpiModel::mpich,
     write: None,
+    collectives_note: None,
 };
 
 /// The files of an archive.

@@ -45,6 +45,7 @@ pub const FORMAT: crate::trace::formats::Descriptor = crate::trace::formats::Des
         check: |_| Ok(()),
         body: |program, out| crate::trace::write_text(program, out),
     }),
+    collectives_note: None,
 };
 
 /// Longest accepted line in bytes: far above any valid event, so a binary file fed by mistake is
