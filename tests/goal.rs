@@ -2,6 +2,8 @@
 //! tree and a torus with its exact message and byte counts, `irequires` and CPUs give hand-derived
 //! cycles on an empty network, and `trace check` reads them.
 
+mod common;
+
 use netreplay::network::{NetworkModel, simulate};
 use netreplay::trace::{self, Format, ReadOptions};
 use netreplay::workload::Program;
@@ -132,16 +134,9 @@ fn irequires_and_cpus_give_hand_derived_cycles_on_an_empty_network() {
 
 #[test]
 fn trace_check_reads_a_goal_schedule_and_portals_operations_are_refused_with_their_position() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(["trace", "check", "--json"])
-        .arg(sample("dissemination_16.goal"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let path = sample("dissemination_16.goal");
+    let out = common::netreplay(&["trace", "check", "--json", path.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(
         (v["ranks"].as_u64(), v["messages"].as_u64()),

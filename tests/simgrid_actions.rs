@@ -2,6 +2,8 @@
 //! `ISsend`, derived datatypes sized with `dtsize=`, and `trace check`'s note that SimGrid TI traces
 //! record no communicators.
 
+mod common;
+
 use netreplay::trace::{self, ReadOptions, simgrid};
 use netreplay::workload::{Op, Program};
 use std::path::PathBuf;
@@ -118,16 +120,9 @@ fn derived_datatypes_take_the_sizes_dtsize_gives() {
 #[test]
 fn trace_check_says_simgrid_records_no_communicators_when_there_are_collectives() {
     let check = |name: &str, text: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"))
-            .args(["trace", "check"])
-            .arg(scratch(name, text))
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let path = scratch(name, text);
+        let out = common::netreplay(&["trace", "check", path.to_str().unwrap()]);
+        assert!(out.status.success(), "{out:?}");
         String::from_utf8_lossy(&out.stdout).to_string()
     };
     let with = check("coll.txt", "0 init\n1 init\n0 bcast 100\n1 bcast 100\n");
