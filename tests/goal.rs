@@ -154,3 +154,61 @@ fn trace_check_reads_a_goal_schedule_and_portals_operations_are_refused_with_the
         .to_string();
     assert!(e.contains("any.goal:3:14") && e.contains("-1"), "{e}");
 }
+
+/// Every malformed schedule is an error at its `file:line:column`, never a panic.
+#[test]
+fn malformed_schedules_are_refused_with_their_position() {
+    let cases: [(&str, &str, &str); 8] = [
+        (
+            "no-header.goal",
+            "rank 0 {\n}\n",
+            "no-header.goal:1:1: a rank block before `num_ranks N`",
+        ),
+        (
+            "dup-label.goal",
+            "num_ranks 2\nrank 0 {\na: calc 1\na: calc 2\n}\n",
+            "dup-label.goal:4:1",
+        ),
+        (
+            "unknown-label.goal",
+            "num_ranks 2\nrank 0 {\na: calc 1\na requires b\n}\n",
+            "unknown-label.goal:4:12",
+        ),
+        (
+            "unclosed.goal",
+            "num_ranks 2\nrank 1 {\ncalc 1\n",
+            "unclosed.goal:3:1",
+        ),
+        (
+            "rank-range.goal",
+            "num_ranks 2\nrank 2 {\n}\n",
+            "rank-range.goal:2:6",
+        ),
+        (
+            "no-size.goal",
+            "num_ranks 2\nrank 0 {\nsend 8 to 1\n}\n",
+            "no-size.goal:3:6",
+        ),
+        (
+            "peer.goal",
+            "num_ranks 2\nrank 0 {\nsend 8b to 5\n}\n",
+            "peer.goal:3",
+        ),
+        (
+            "cycle.goal",
+            "num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb irequires a\n}\n",
+            "cycle.goal:3",
+        ),
+    ];
+    for (name, text, at) in cases {
+        // Read as GOAL whatever detection would say (a file without `num_ranks` is not told GOAL).
+        let opts = ReadOptions {
+            format: Some(Format::GOAL),
+            ..ReadOptions::default()
+        };
+        let e = trace::read_any(&scratch(name, text), &opts)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(at), "{name}: {e}");
+    }
+}
