@@ -219,6 +219,7 @@ fn help_lists_every_registry_entry() {
             .map(|p| p.name),
     );
     names.extend(netreplay::network::PRESETS.iter().map(|p| p.name));
+    names.extend(netreplay::trace::Format::all().map(|f| f.name()));
     let missing: Vec<&&str> = names
         .iter()
         .filter(|n| {

@@ -23,7 +23,7 @@ pub(super) fn grow(
     };
     let rows = topology::dsnf_growth::grow(from, to, step)?;
     if let Some(path) = svg {
-        report::write_atomic(path, report::growth::svg(&rows).as_bytes())?;
+        crate::output::write_atomic(path, report::growth::svg(&rows).as_bytes())?;
     }
     print!(
         "{}",

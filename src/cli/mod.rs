@@ -448,20 +448,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json, format },
         } => {
-            // Read without the cache: a check leaves nothing beside the trace, and the counts of the MPI
-            // calls come from the readers.
             let opts = trace::ReadOptions {
                 format: trace::Format::parse(&format)?,
                 ..trace::ReadOptions::default()
             };
-            let wl = trace::TraceWorkload::open_with(
-                &file.display().to_string(),
-                &opts,
-                &trace::cache::Location::Off,
-                String::new(),
-            )?;
-            let ranks = workload::Generator::ranks(&wl).unwrap_or(0);
-            let c = trace::check::check(&workload::Generator::generate(&wl, ranks)?)?;
+            let c = trace::check::check_file(&file, &opts)?;
             print!(
                 "{}",
                 if json {
@@ -479,15 +470,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             format,
             max_memory,
         } => {
-            let format = match format.as_str() {
-                "native" => trace::Format::Native,
-                "trc" | "fsin" => trace::Format::Fsin,
-                other => {
-                    return Err(Error::Invalid(format!(
-                        "--format {other}: accepted are native and trc"
-                    )));
-                }
-            };
+            let format = trace::Format::parse_writable(&format)?;
             let wl = workload::build(&spec)?;
             if wl.ranks.is_some_and(|r| r != ranks) {
                 return Err(Error::Invalid(format!(

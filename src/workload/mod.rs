@@ -6,6 +6,7 @@
 
 #[path = "../../generators/mod.rs"]
 mod generators;
+pub mod graph;
 
 use crate::error::{Error, Result};
 use crate::mpi::MpiModel;
@@ -101,6 +102,9 @@ pub struct Program {
     mpi: MpiModel,
     calls: Option<std::sync::Arc<crate::mpi::CallStats>>,
     regions: Option<std::sync::Arc<Regions>>,
+    /// The ops' dependencies when the program is a dependency graph (GOAL); `None`: each rank runs
+    /// its ops in order.
+    graph: Option<std::sync::Arc<graph::Graph>>,
 }
 
 /// One MPI call that lowering expanded into several ops (a collective): ops `first..end` of a rank.
@@ -115,6 +119,10 @@ pub struct Region {
     /// The MPI call, e.g. `allreduce`.
     pub name: &'static str,
 }
+
+/// The source of a receive that takes a message from any source, matched at replay time in
+/// arrival order (`mpi/matching.rs`): what formats without statuses leave open (SimGrid's `-333`).
+pub const ANY_SOURCE: u32 = u32::MAX;
 
 /// The [`Region`]s of every rank, in op order (disjoint).
 pub type Regions = Vec<Vec<Region>>;
@@ -133,6 +141,7 @@ impl PartialEq for Program {
     fn eq(&self, other: &Program) -> bool {
         self.ranks() == other.ranks()
             && self.mpi == other.mpi
+            && self.graph == other.graph
             && (0..self.ranks()).all(|r| self.rank_ops(r) == other.rank_ops(r))
     }
 }
@@ -153,6 +162,7 @@ impl Program {
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
+            graph: None,
         }
     }
 
@@ -164,7 +174,19 @@ impl Program {
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
+            graph: None,
         }
+    }
+
+    /// The dependencies of a dependency-graph program (`None`: ops run in order).
+    pub fn graph(&self) -> Option<&graph::Graph> {
+        self.graph.as_deref()
+    }
+
+    /// The same program with its ops run as the dependency graph `graph`.
+    pub fn with_graph(mut self, graph: graph::Graph) -> Program {
+        self.graph = Some(std::sync::Arc::new(graph));
+        self
     }
 
     /// The MPI model the program runs under.
@@ -260,6 +282,9 @@ impl Program {
                             )));
                         }
                         to
+                    }
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } if from == ANY_SOURCE => {
+                        continue;
                     }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
