@@ -11,7 +11,9 @@ use crate::{placement, topology, workload};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use std::time::Instant;
+
+mod measures;
+pub use measures::{RealTime, Speed};
 
 /// A run as written in a TOML config; command-line flags override its fields.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -161,9 +163,15 @@ pub struct RunReport {
     pub nodes: u32,
     /// The network model used.
     pub network: NetworkModel,
+    /// The MPI model the ranks ran under (single workloads: a trace's, or seed 004's reactive model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mpi_model: Option<crate::mpi::MpiModel>,
     /// What the engine measured.
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// The simulated times in seconds at the network clock (absent for jobs on different clocks).
+    #[serde(flatten)]
+    pub real_time: Option<RealTime>,
     /// Per-job results of a shared-machine run (empty for a single workload).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub jobs: Vec<JobReport>,
@@ -176,38 +184,6 @@ pub struct RunReport {
     /// How fast the simulation ran.
     #[serde(flatten)]
     pub speed: Speed,
-}
-
-/// Simulation speed, as the benchmark reports it.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Speed {
-    /// Wall-clock seconds of the simulation proper (building the network and program excluded).
-    pub wall_seconds: f64,
-    /// Phit-link traversals per wall second.
-    pub phit_hops_per_second: f64,
-    /// Simulated node-cycles per wall second (nodes x completion cycles / wall time).
-    pub node_cycles_per_second: f64,
-}
-
-impl Speed {
-    /// Runs `simulate` and times it; the rates come from `nodes` and the [`Outcome`] that `outcome`
-    /// picks out of its result.
-    fn measure<T>(
-        nodes: u32,
-        simulate: impl FnOnce() -> Result<T>,
-        outcome: impl Fn(&T) -> &Outcome,
-    ) -> Result<(T, Speed)> {
-        let start = Instant::now();
-        let result = simulate()?;
-        let wall = start.elapsed().as_secs_f64().max(1e-9);
-        let o = outcome(&result);
-        let speed = Speed {
-            wall_seconds: wall,
-            phit_hops_per_second: o.phit_hops as f64 / wall,
-            node_cycles_per_second: f64::from(nodes) * o.completion_cycles as f64 / wall,
-        };
-        Ok((result, speed))
-    }
 }
 
 /// Refuses a trace with more ranks than `topo` has nodes before its program is built (a trace naming
@@ -381,6 +357,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         ranks,
         nodes: topo.nodes(),
         network: config.network.clone(),
+        mpi_model: Some(*program.mpi()),
+        real_time: Some(RealTime::new(wl.generator.cycles_per_second(), &outcome)),
         speed,
         outcome,
         jobs: Vec::new(),
@@ -404,6 +382,7 @@ fn execute_jobs(
     }
     let mut available = placement::Available::all(topo.nodes());
     let mut built = Vec::new();
+    let mut clocks = Vec::new();
     for (i, job) in config.jobs.iter().enumerate() {
         if job.start > network::MAX_CYCLE {
             return Err(Error::Invalid(format!(
@@ -432,6 +411,7 @@ fn execute_jobs(
             .map_err(|e| Error::Invalid(format!("job {i} (`{}`): {e}", job.workload)))?;
         available = available.without(&nodes);
         let program = wl.generator.generate(ranks)?;
+        clocks.push(wl.generator.cycles_per_second());
         built.push((
             format!("{},ranks={ranks}", wl.generator.spec()),
             place.spec(),
@@ -511,6 +491,8 @@ fn execute_jobs(
         ranks: reports.iter().map(|j| j.ranks).sum(),
         nodes: topo.nodes(),
         network: config.network.clone(),
+        mpi_model: None,
+        real_time: RealTime::common(&clocks, &outcome),
         speed,
         outcome,
         jobs: reports,
