@@ -43,11 +43,8 @@ fn run_config(config: Option<&Path>, overrides: &str) -> Result<RunConfig> {
             if overrides.is_empty() {
                 return Ok(loaded);
             }
-            let text = netreplay::input::read_text(
-                path,
-                "a config",
-                netreplay::input::MAX_TEXT_BYTES,
-            )?;
+            let text =
+                netreplay::input::read_text(path, "a config", netreplay::input::MAX_TEXT_BYTES)?;
             let raw: toml::Table = toml::from_str(&text)
                 .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
             match serde_json::to_value(raw) {
@@ -166,7 +163,8 @@ fn campaign_run(
         report::progress::Show::Off
     };
     py.detach(|| {
-        let jobs = jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+        let jobs =
+            jobs.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
         let p = campaign::run_campaign(&cfg, &out, jobs, None, show)?;
         let (cfg, records) = campaign::merge(std::slice::from_ref(&out))?;
         let a = campaign::analysis::analyse(&cfg, &records)?;
@@ -176,19 +174,29 @@ fn campaign_run(
     .map_err(to_py)
 }
 
-/// The results of one campaign's directories (shards merged, as `netreplay report` merges them):
-/// JSON `{"name", "config_hash", "reference", "records": [one object per results.jsonl run]}`.
+/// What `read_results_json` answers: the config's name, hash and reference, and one record per run
+/// with its fields in `results.jsonl`'s order.
+#[derive(serde::Serialize)]
+struct Results<'a> {
+    name: Option<&'a str>,
+    config_hash: String,
+    reference: &'a str,
+    records: &'a [campaign::RunRecord],
+}
+
+/// The results of one campaign's directories (shards merged, as `netreplay report` merges them), as
+/// JSON [`Results`].
 #[pyfunction]
 fn read_results_json(py: Python<'_>, dirs: Vec<PathBuf>) -> PyResult<String> {
     py.detach(|| {
         let (cfg, records) = campaign::merge(&dirs)?;
-        let out = serde_json::json!({
-            "name": cfg.name,
-            "config_hash": cfg.hash(),
-            "reference": cfg.reference,
-            "records": records,
-        });
-        Ok(out.to_string())
+        let results = Results {
+            name: cfg.name.as_deref(),
+            config_hash: cfg.hash(),
+            reference: &cfg.reference,
+            records: &records,
+        };
+        serde_json::to_string(&results).map_err(|e| Error::Invalid(format!("results: {e}")))
     })
     .map_err(to_py)
 }

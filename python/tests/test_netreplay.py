@@ -215,8 +215,31 @@ def test_campaign_from_a_dict(tmp_path):
     assert df["network"].iloc[1] == {"model": "flow"}
 
 
-def test_results_written_before_the_new_fields_still_load():
-    df = netreplay.read_results(ROOT / "results" / "seed004-same-size")
+OLD_FIELDS = [
+    "config_hash",
+    "label",
+    "workload",
+    "size",
+    "completion_cycles",
+    "messages",
+    "phit_hops",
+    "wall_seconds",
+]
+
+
+def test_results_written_before_the_new_fields_still_load(tmp_path):
+    stored = ROOT / "results" / "seed004-same-size"
+    df = netreplay.read_results(stored)
     assert len(df) == 175
-    assert "version" not in df.columns
     assert (df["completion_cycles"] > 0).all()
+    # The same runs as lines of the first format, eight fields each.
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "campaign.json").write_text((stored / "campaign.json").read_text())
+    lines = [json.loads(line) for line in (stored / "results.jsonl").read_text().splitlines()]
+    (old / "results.jsonl").write_text(
+        "".join(json.dumps({k: line[k] for k in OLD_FIELDS}) + "\n" for line in lines)
+    )
+    first = netreplay.read_results(old)
+    assert list(first.columns) == OLD_FIELDS
+    assert list(first["completion_cycles"]) == list(df["completion_cycles"])
