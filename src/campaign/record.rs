@@ -183,9 +183,11 @@ mod tests {
         let r: RunRecord = serde_json::from_str(old).unwrap();
         assert_eq!((r.completion_cycles, r.details), (7, None));
 
-        let mut network = NetworkModel::default();
-        network.model = Model::Flow;
-        network.input_queue_packets = 8;
+        let network = NetworkModel {
+            model: Model::Flow,
+            input_queue_packets: 8,
+            ..NetworkModel::default()
+        };
         let keys = non_default_keys(&network);
         assert_eq!(
             serde_json::to_string(&keys).unwrap(),
