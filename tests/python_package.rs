@@ -2,8 +2,9 @@
 //! environment under the target directory and runs its pytest suite, which compares
 //! `netreplay.run(...)` with `netreplay run --json` and reads a quick campaign's results with pandas.
 //!
-//! Skipped (with a message) when `python3` or its `venv` module is missing, unless
-//! `NETREPLAY_REQUIRE_PYTHON=1`, as `.ci/run` sets: then a missing Python fails the test.
+//! Skipped (with a message) when `python3` or its `venv` module is missing, or when the venv's
+//! packages cannot be installed (no access to PyPI), unless `NETREPLAY_REQUIRE_PYTHON=1`, as
+//! `.ci/run` sets: then either fails the test.
 
 use std::process::Command;
 
@@ -51,6 +52,13 @@ fn python_package_matches_the_command_line() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    if out.status.code() == Some(3) && !required {
+        say(&format!(
+            "Python package test skipped: the venv or maturin, pandas and pytest could not be set \
+             up (NETREPLAY_REQUIRE_PYTHON=1 makes this a failure):\n{text}"
+        ));
+        return;
+    }
     assert!(out.status.success(), "python/tests/run.sh failed:\n{text}");
     // pytest's summary and the script's timings; the whole output only on failure.
     let summary: Vec<&str> = text

@@ -20,11 +20,13 @@ if [ -z "$NETREPLAY_BIN" ]; then
 fi
 
 start=$(date +%s)
+# Exit status 3: the venv or its packages could not be set up (no PyPI, say), which the Rust test
+# reports as a skip unless NETREPLAY_REQUIRE_PYTHON=1.
 if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" || exit 3
 fi
 if ! "$venv/bin/python" -c "import maturin, pandas, pytest" 2>/dev/null; then
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pandas pytest
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check maturin pandas pytest || exit 3
 fi
 venv_done=$(date +%s)
 
