@@ -181,6 +181,7 @@ def test_quick_campaign_results_in_pandas(tmp_path):
     assert row["busiest_link_utilisation"] == report["busiest_links"][0]["utilisation"]
     assert row["critical_path.contention_cycles"] == report["critical_path"]["contention_cycles"]
     assert df.attrs["reference"] == "4,3-fat-tree"
+    assert "critical_path.steps" not in df.columns
     # The README's notebook lines.
     table = df.pivot_table("completion_cycles", index=["workload", "size"], columns="label")
     assert table.shape == (8, 3)

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use index::Weights;
-pub use record::{CriticalSplit, RunDetails, RunRecord};
+pub use record::{RunDetails, RunRecord};
 use results_dir::{RESULTS, open_results, read_results};
 pub use results_dir::{init_dir, load_dir, merge};
 

@@ -8,6 +8,7 @@
 
 use super::Planned;
 use crate::mpi::MpiModel;
+use crate::mpi::critical_path::CriticalPath;
 use crate::mpi::runtime::TimeSplit;
 use crate::network::{Model, NetworkModel};
 use crate::run::{RealTime, RunReport};
@@ -70,8 +71,10 @@ pub struct RunDetails {
     pub busiest_link: Option<String>,
     /// Fraction of the run's cycles it was busy (0 when nothing crossed a link).
     pub busiest_link_utilisation: f64,
-    /// The split of the critical path (`run --json`'s `critical_path`, without its steps).
-    pub critical_path: Option<CriticalSplit>,
+    /// The critical path as `run --json` reports it without its listed steps: its length
+    /// (`cycles`), split (`compute_cycles`, `latency_cycles`, `contention_cycles`), their shares,
+    /// `messages`, `steps_total` and `last_rank`.
+    pub critical_path: Option<serde_json::Map<String, serde_json::Value>>,
     /// Where the ranks' time went (`run --json`'s `mpi.time`).
     pub mpi_time: Option<TimeSplit>,
     /// Simulated times in seconds at the workload's clock.
@@ -81,25 +84,6 @@ pub struct RunDetails {
     pub version: String,
     /// The git commit netreplay was built from (`unknown` outside a checkout).
     pub commit: String,
-}
-
-/// The critical path's length and its split into computation, zero-load latency and contention.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
-pub struct CriticalSplit {
-    /// Length of the path: the last rank's finishing cycle.
-    pub cycles: u64,
-    /// Cycles of computation on it.
-    pub compute_cycles: u64,
-    /// Zero-load time of its messages.
-    pub latency_cycles: u64,
-    /// Time of its messages beyond zero-load.
-    pub contention_cycles: u64,
-    /// Share of computation.
-    pub compute_share: f64,
-    /// Share of zero-load latency.
-    pub latency_share: f64,
-    /// Share of contention.
-    pub contention_share: f64,
 }
 
 impl RunRecord {
@@ -122,15 +106,7 @@ impl RunRecord {
             mean_hops: o.mean_hops,
             busiest_link: busiest.map(|l| l.link.clone()),
             busiest_link_utilisation: busiest.map_or(0.0, |l| l.utilisation),
-            critical_path: r.critical_path.as_ref().map(|c| CriticalSplit {
-                cycles: c.cycles,
-                compute_cycles: c.compute_cycles,
-                latency_cycles: c.latency_cycles,
-                contention_cycles: c.contention_cycles,
-                compute_share: c.compute_share,
-                latency_share: c.latency_share,
-                contention_share: c.contention_share,
-            }),
+            critical_path: r.critical_path.as_ref().and_then(without_steps),
             mpi_time: o.mpi.map(|m| m.time),
             real_time: r
                 .real_time
@@ -154,6 +130,17 @@ impl RunRecord {
     /// The run's identity: (label, workload, size), as [`Planned::key`].
     pub fn key(&self) -> (String, String, Option<u64>) {
         (self.label.clone(), self.workload.clone(), self.size)
+    }
+}
+
+/// The critical path's JSON object without its `steps` list (up to 200 steps: too long for a row).
+fn without_steps(path: &CriticalPath) -> Option<serde_json::Map<String, serde_json::Value>> {
+    match serde_json::to_value(path) {
+        Ok(serde_json::Value::Object(mut map)) => {
+            map.remove("steps");
+            Some(map)
+        }
+        _ => None,
     }
 }
 
