@@ -34,7 +34,8 @@ pub struct RunRecord {
     pub phit_hops: u64,
     /// Wall seconds of the simulation.
     pub wall_seconds: f64,
-    /// Everything else the run reported (absent from lines written by older versions).
+    /// Everything else the run reported: absent from lines written by older versions (and, as serde
+    /// reads a flattened option, from a line whose details do not all parse).
     #[serde(flatten)]
     pub details: Option<RunDetails>,
 }
