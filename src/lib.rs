@@ -32,3 +32,11 @@ pub const VERSION: &str = concat!(
     env!("NETREPLAY_GIT_COMMIT"),
     ")"
 );
+
+/// The git commit this build comes from, as `git rev-parse --short HEAD` names it (`unknown` when
+/// built outside a git checkout): what campaign results record beside [`VERSION`].
+pub fn commit() -> &'static str {
+    env!("NETREPLAY_GIT_COMMIT")
+        .strip_prefix("commit ")
+        .unwrap_or("unknown")
+}

@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
 use crate::network::{self, NetworkModel, Outcome, memory};
 use crate::replay::{self, Instruments, Replay, Replayed};
-pub use crate::report::run::{JobReport, RunReport, Speed};
+pub use crate::report::run::{JobReport, RealTime, RunReport, Speed};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -317,6 +317,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         ranks,
         nodes: topo.nodes(),
         network: config.network.clone(),
+        mpi_model: Some(*program.mpi()),
+        real_time: Some(RealTime::new(wl.generator.cycles_per_second(), &outcome)),
         speed,
         outcome,
         mpi: Some(mpi),
@@ -338,6 +340,7 @@ fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Resul
     }
     let mut available = placement::Available::all(topo.nodes());
     let mut built = Vec::new();
+    let mut clocks = Vec::new();
     for (i, job) in config.jobs.iter().enumerate() {
         if job.start > network::MAX_CYCLE {
             return Err(Error::Invalid(format!(
@@ -367,6 +370,7 @@ fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Resul
             .map_err(|e| Error::Invalid(format!("job {i} (`{}`): {e}", job.workload)))?;
         available = available.without(&nodes);
         let program = wl.generator.generate(ranks)?;
+        clocks.push(wl.generator.cycles_per_second());
         built.push((
             format!("{},ranks={ranks}", wl.generator.spec()),
             place.spec(),
@@ -446,6 +450,8 @@ fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Resul
         ranks: reports.iter().map(|j| j.ranks).sum(),
         nodes: topo.nodes(),
         network: config.network.clone(),
+        mpi_model: None,
+        real_time: RealTime::common(&clocks, &outcome),
         speed,
         outcome,
         mpi: None,

@@ -14,6 +14,7 @@ pub mod analysis;
 pub mod checks;
 pub mod index;
 pub mod lock;
+mod record;
 mod results_dir;
 pub mod slurm;
 pub mod status;
@@ -30,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 pub use index::Weights;
+pub use record::{RunDetails, RunRecord};
 use results_dir::{RESULTS, open_results, read_results};
 pub use results_dir::{init_dir, load_dir, merge};
 
@@ -109,34 +111,6 @@ pub struct Planned {
     pub workload: String,
     /// Message size (`None` for traces).
     pub size: Option<u64>,
-}
-
-/// One finished run, as a line of `results.jsonl`.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-pub struct RunRecord {
-    /// Hash of the campaign config that planned the run.
-    pub config_hash: String,
-    /// Candidate label.
-    pub label: String,
-    /// Workload as written in the config.
-    pub workload: String,
-    /// Message size (`None` for traces).
-    pub size: Option<u64>,
-    /// Completion time in cycles.
-    pub completion_cycles: u64,
-    /// Messages delivered.
-    pub messages: u64,
-    /// Phit-link traversals.
-    pub phit_hops: u64,
-    /// Wall seconds of the simulation.
-    pub wall_seconds: f64,
-}
-
-impl RunRecord {
-    /// The run's identity: (label, workload, size), as [`Planned::key`].
-    pub fn key(&self) -> (String, String, Option<u64>) {
-        (self.label.clone(), self.workload.clone(), self.size)
-    }
 }
 
 impl Planned {
@@ -464,16 +438,7 @@ pub fn run_campaign(
                         run.size.map_or(String::new(), |s| format!(" / size={s}"))
                     ))
                 })?;
-                let rec = RunRecord {
-                    config_hash: hash.clone(),
-                    label: run.label.clone(),
-                    workload: run.workload.clone(),
-                    size: run.size,
-                    completion_cycles: r.outcome.completion_cycles,
-                    messages: r.outcome.messages,
-                    phit_hops: r.outcome.phit_hops,
-                    wall_seconds: r.speed.wall_seconds,
-                };
+                let rec = RunRecord::new(&hash, run, &r);
                 let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
                 {
                     let mut f = file.lock().unwrap_or_else(|p| p.into_inner());

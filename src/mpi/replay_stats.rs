@@ -1,10 +1,10 @@
 //! What the MPI layer did during a replay besides moving application data (the report's `mpi`
 //! section), kept by [`super::runtime::Ranks`].
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Where every rank's time went, summed and maximised over ranks (cycles).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimeSplit {
     /// Computing, summed over ranks.
     pub compute_sum: u64,

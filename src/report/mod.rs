@@ -182,6 +182,17 @@ fn metrics_text(m: &Metrics) -> String {
     )
 }
 
+/// `secs` with the unit that keeps 1 to 999 before the point: `8.9 ms`, `1.5 µs`, `12.0 s`.
+fn seconds(secs: f64) -> String {
+    let (value, unit) = match secs {
+        s if s >= 1.0 || s == 0.0 => (s, "s"),
+        s if s >= 1e-3 => (s * 1e3, "ms"),
+        s if s >= 1e-6 => (s * 1e6, "µs"),
+        s => (s * 1e9, "ns"),
+    };
+    format!("{value:.1} {unit}")
+}
+
 /// Human-readable summary of one run.
 pub fn run_text(r: &RunReport) -> String {
     let o = &r.outcome;
@@ -193,6 +204,14 @@ pub fn run_text(r: &RunReport) -> String {
         let _ = writeln!(t, "network model        flow (max-min fair flows)");
     }
     let _ = writeln!(t, "completion_cycles    {}", o.completion_cycles);
+    if let Some(rt) = &r.real_time {
+        let _ = writeln!(
+            t,
+            "completion time      {} at {} cycles per second",
+            seconds(rt.completion_seconds),
+            rt.cycles_per_second
+        );
+    }
     let _ = writeln!(t, "messages             {}", o.messages);
     let _ = writeln!(t, "packets              {}", o.packets);
     let _ = writeln!(t, "phits                {}", o.phits);
@@ -277,4 +296,22 @@ pub fn run_text(r: &RunReport) -> String {
 /// Pretty JSON of any report.
 pub fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string_pretty(value).expect("reports serialise")
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each duration gets the unit that keeps its value from 1 to 999.
+    #[test]
+    fn seconds_pick_their_unit() {
+        let cases = [
+            (8.9e-3, "8.9 ms"),
+            (1.5e-6, "1.5 µs"),
+            (12.0, "12.0 s"),
+            (3e-9, "3.0 ns"),
+            (0.0, "0.0 s"),
+        ];
+        for (secs, text) in cases {
+            assert_eq!(super::seconds(secs), text, "{secs}");
+        }
+    }
 }
