@@ -7,6 +7,7 @@ pub mod link_load;
 pub mod load_latency;
 pub mod progress;
 
+pub mod axis;
 pub mod campaign;
 pub mod svg;
 pub mod timeline;
