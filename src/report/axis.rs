@@ -165,9 +165,9 @@ mod tests {
                 "2,500,000"
             ]
         );
-        assert_eq!(labels(0.0, 1.0, 4), ["0", "0.5", "1"]);
-        assert_eq!(labels(0.0, 0.023, 4), ["0", "0.01", "0.02", "0.03"]);
-        assert_eq!(labels(0.0, 0.58, 5), ["0", "0.2", "0.4", "0.6"]);
+        assert_eq!(labels(0.0, 1.0, 4), ["0.0", "0.5", "1.0"]);
+        assert_eq!(labels(0.0, 0.023, 4), ["0.00", "0.01", "0.02", "0.03"]);
+        assert_eq!(labels(0.0, 0.58, 5), ["0.0", "0.2", "0.4", "0.6"]);
         assert_eq!(labels(0.0, 118.5, 5), ["0", "50", "100", "150"]);
         assert_eq!(labels(0.0, 60.3, 5), ["0", "20", "40", "60", "80"]);
         assert_eq!(labels(0.3, 0.7, 4), ["0.3", "0.4", "0.5", "0.6", "0.7"]);
@@ -183,8 +183,11 @@ mod tests {
 
     #[test]
     fn degenerate_ranges_still_get_ticks() {
-        assert_eq!(labels(0.0, 0.0, 5), ["0", "0.2", "0.4", "0.6", "0.8", "1"]);
-        assert_eq!(labels(5.0, 2.0, 5).first().map(String::as_str), Some("5"));
+        assert_eq!(
+            labels(0.0, 0.0, 5),
+            ["0.0", "0.2", "0.4", "0.6", "0.8", "1.0"]
+        );
+        assert_eq!(labels(5.0, 2.0, 5).first().map(String::as_str), Some("5.0"));
         assert_eq!(labels(f64::NAN, f64::INFINITY, 5).len(), 6);
     }
 

@@ -266,7 +266,7 @@ mod plot_tests {
                 "{tick}"
             );
         }
-        for tick in ["0", "0.1", "0.2", "0.3", "0.4", "0.5"] {
+        for tick in ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5"] {
             assert!(
                 svg.contains(&format!("text-anchor=\"middle\">{tick}</text>")),
                 "{tick}"
