@@ -52,7 +52,7 @@ fn fit(svg: &str) -> String {
     let style = if w <= WIDE {
         format!(
             " style=\"width:{:.0}px;max-width:100%\"",
-            (w * 1.4).min(WIDE)
+            (w * super::svg::ZOOM).min(WIDE)
         )
     } else {
         format!(" style=\"width:{w:.0}px;max-width:none\"")
@@ -488,7 +488,14 @@ mod tests {
     #[test]
     fn relative_bars_fill_the_page_with_nice_ticks_and_the_reference_line() {
         let svg = super::super::svg::relative_bars(&analysis());
-        assert!(svg.contains(&format!("width=\"{}\"", super::super::svg::PAGE_WIDTH)));
+        let drawn = (super::super::svg::PAGE_WIDTH / super::super::svg::ZOOM).floor();
+        assert!(svg.contains(&format!("width=\"{drawn}\"")));
+        assert_eq!(
+            fit(&svg)
+                .matches("style=\"width:1130px;max-width:100%\"")
+                .count(),
+            1
+        );
         // The largest value is 60.3: ticks 0, 20, ..., 80, never 15.08 or 60.3.
         for tick in ["0", "20", "40", "60", "80"] {
             assert!(

@@ -80,7 +80,7 @@ const COLOURS: [&str; 8] = [
 /// the stable points; a point above it (an unstable one, whose latency grows without bound) is drawn
 /// at the top edge as a triangle pointing up, with its latency written beside it.
 pub fn svg(curves: &[Curve]) -> String {
-    let (w, h, left, bottom, top, right) = (720.0, 480.0, 70.0, 50.0, 30.0, 220.0);
+    let (w, h, left, bottom, top, right) = (820.0, 480.0, 70.0, 50.0, 30.0, 320.0);
     let pw = w - left - right;
     let ph = h - top - bottom;
     let points = curves.iter().flat_map(|c| c.points.iter());
@@ -139,7 +139,8 @@ pub fn svg(curves: &[Curve]) -> String {
         top + ph / 2.0,
         top + ph / 2.0
     );
-    let mut clamped = false;
+    // Points above the axis: (x, colour, latency), labelled once every curve is drawn.
+    let mut clamped: Vec<(f64, &str, f64)> = Vec::new();
     for (i, c) in curves.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let path: Vec<String> = c
@@ -156,15 +157,12 @@ pub fn svg(curves: &[Curve]) -> String {
             let fill = if p.saturated { "white" } else { colour };
             let (x, y) = (sx(p.accepted), sy(p.mean_latency));
             if p.mean_latency > max_y {
-                clamped = true;
+                clamped.push((x, colour, p.mean_latency));
                 let _ = writeln!(
                     s,
-                    "<path class=\"clamped\" d=\"M{x:.1},{:.1} l5,9 h-10 z\" stroke=\"{colour}\" fill=\"{fill}\"><title>latency {:.1} cycles, above the axis</title></path><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\">{}</text>",
+                    "<path class=\"clamped\" d=\"M{x:.1},{:.1} l5,9 h-10 z\" stroke=\"{colour}\" fill=\"{fill}\"><title>latency {:.1} cycles, above the axis</title></path>",
                     y - 4.0,
-                    p.mean_latency,
-                    x + 7.0,
-                    y + 8.0,
-                    axis::number(p.mean_latency, 0)
+                    p.mean_latency
                 );
             } else {
                 let _ = writeln!(
@@ -191,7 +189,8 @@ pub fn svg(curves: &[Curve]) -> String {
         ky - 4.0,
         left + pw + 26.0
     );
-    if clamped {
+    clamp_labels(&mut s, &mut clamped, top);
+    if !clamped.is_empty() {
         let _ = writeln!(
             s,
             "<path d=\"M{:.1},{:.1} l5,9 h-10 z\" stroke=\"#555\" fill=\"white\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">above the axis: latency beside it</text>",
@@ -203,6 +202,31 @@ pub fn svg(curves: &[Curve]) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// Writes the latency of each point above the axis beside its mark at the top edge, in rows below
+/// the edge so that labels of points close together do not overlap.
+fn clamp_labels(s: &mut String, clamped: &mut [(f64, &str, f64)], top: f64) {
+    clamped.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The right end of the last label in each row.
+    let mut rows: Vec<f64> = Vec::new();
+    for &(x, colour, latency) in clamped.iter() {
+        let text = axis::number(latency, 0);
+        let (start, width) = (x + 7.0, 7.0 * text.len() as f64);
+        let row = match rows.iter().position(|&end| end + 3.0 <= start) {
+            Some(r) => r,
+            None => {
+                rows.push(f64::NEG_INFINITY);
+                rows.len() - 1
+            }
+        };
+        rows[row] = start + width;
+        let _ = writeln!(
+            s,
+            "<text x=\"{start:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\">{text}</text>",
+            top + 12.0 + 12.0 * row as f64
+        );
+    }
 }
 
 #[cfg(test)]
@@ -290,5 +314,19 @@ mod plot_tests {
         }];
         let svg = svg(&curves);
         assert!(!svg.contains("clamped") && !svg.contains("above the axis"));
+    }
+
+    #[test]
+    fn labels_of_points_above_the_axis_at_one_load_do_not_overlap() {
+        let curve = |name: &str, latency| Curve {
+            topology: name.into(),
+            traffic: "uniform".into(),
+            routing: Routing::minimal(),
+            points: vec![point(0.1, 20.0, false), point(0.5, latency, true)],
+        };
+        // Both unstable points are at accepted load 0.42: their labels take two rows below the edge.
+        let svg = svg(&[curve("a", 242.0), curve("b", 1294.0)]);
+        assert!(svg.contains("y=\"42.0\" font-size=\"10\" fill=\"#1f77b4\">242</text>"));
+        assert!(svg.contains("y=\"54.0\" font-size=\"10\" fill=\"#d62728\">1,294</text>"));
     }
 }

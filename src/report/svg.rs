@@ -30,21 +30,25 @@ fn legend(t: &mut String, a: &Analysis, x: f64, y: f64) {
     }
 }
 
-/// Width of a chart drawn at the HTML page's width (its content width), in pixels.
+/// The HTML page's content width, in pixels.
 pub const PAGE_WIDTH: f64 = 1130.0;
 
+/// How much the HTML page enlarges a chart narrower than the page (their text is drawn at 9-13 px).
+pub const ZOOM: f64 = 1.4;
+
 /// Grouped bars: for each (pattern, size) a group of one bar per network, height = relative time;
-/// a dashed line marks the reference's 1.0. Drawn at the page's width (bars at least 2 px wide: a
-/// campaign with more bars than that scrolls).
+/// a dashed line marks the reference's 1.0. Drawn to fill the HTML page's width once enlarged by
+/// [`ZOOM`] (bars at least 2 px wide: a campaign with more bars is wider, and shrinks to the page).
 pub fn relative_bars(a: &Analysis) -> String {
     let nets = a.networks.len().max(1);
     let cells = a.cells.len().max(1);
-    let (left, top, h, legend_w) = (64.0, 34.0, 260.0, 200.0);
-    let group = ((PAGE_WIDTH - left - legend_w) / cells as f64).max(2.0 * nets as f64 + 4.0);
+    let (left, top, h, legend_w) = (64.0, 34.0, 260.0, 170.0);
+    let page = (PAGE_WIDTH / ZOOM).floor();
+    let group = ((page - left - legend_w) / cells as f64).max(2.0 * nets as f64 + 4.0);
     // Bars fill four fifths of a group; the rest separates the groups.
     let bar = group * 0.8 / nets as f64;
     let plot_w = group * cells as f64;
-    let width = (left + plot_w + legend_w).max(PAGE_WIDTH);
+    let width = (left + plot_w + legend_w).max(page);
     let max = a
         .networks
         .iter()
