@@ -171,8 +171,9 @@ fn html_reports_render_in_headless_chromium() {
     assert_every_row_in_html(&campaign_md, &campaign_html);
     let run_html = std::fs::read_to_string(&run_page).unwrap();
     assert!(
-        run_html.contains("busy fraction, colour scale 0-"),
-        "the heat map's legend states its scale"
+        run_html.contains("link classes: colour scale 0-")
+            && run_html.contains("busiest links: colour scale 0-"),
+        "the heat map's legend states its scales"
     );
     let cases = [
         (run_page.clone(), 2),

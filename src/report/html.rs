@@ -141,7 +141,7 @@ pub fn critical_path_svg(c: &CriticalPath) -> String {
         r#"<text x="{left}" y="14" font-size="13">Critical path: {} cycles to rank {}'s end ({})</text>"#,
         axis::number(c.cycles as f64, 0),
         c.last_rank,
-        super::progress::count(c.messages, "messages")
+        axis::group_digits(&super::progress::count(c.messages, "messages"))
     );
     let mut x = left;
     let span = w - 2.0 * left;
@@ -180,7 +180,7 @@ fn critical_path_section(c: &CriticalPath) -> String {
     let _ = writeln!(
         b,
         "<p class=\"meta\">{} steps; the last {shown} in time order:</p>",
-        c.steps_total
+        axis::number(c.steps_total as f64, 0)
     );
     let rows: Vec<Vec<String>> = c.steps[c.steps.len() - shown..]
         .iter()
@@ -256,7 +256,7 @@ pub fn run(r: &RunReport) -> String {
             &super::link_load::heatmap_svg(l),
             &format!(
                 "Busy fraction per link class and of the {} busiest links, in bins of {} cycles \
-                 (top links from {}); colours scaled to the run's busiest bin.",
+                 (top links from {}); classes and links each coloured up to their busiest bin.",
                 l.top_links.len(),
                 axis::number(l.bin_cycles as f64, 0),
                 l.top_links_from

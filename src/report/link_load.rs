@@ -58,26 +58,69 @@ fn heat(u: f64) -> String {
     format!("#{:02x}{:02x}{:02x}", r as u8, g as u8, b as u8)
 }
 
-/// The top of the heat map's colour scale: the busiest bin of any row, rounded up to a tick (1-2-5
-/// steps), so that a run whose links are 2% busy is not drawn almost white on a 0-100% scale.
-pub fn scale(s: &LinkLoadSeries) -> axis::Ticks {
-    let top = busiest(s);
-    axis::ticks(0.0, if top > 0.0 { top.min(1.0) } else { 1.0 }, 4)
+/// A colour scale of the heat map: 0 to the busiest bin of its rows rounded up to a tick (1-2-5
+/// steps), so that links 2% busy are not drawn almost white on a 0-100% scale.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// The scale's ticks; the last is its top.
+    pub ticks: axis::Ticks,
+    /// The busy fraction of the busiest bin of its rows.
+    pub busiest: f64,
 }
 
-/// The busy fraction of the busiest bin of any class or top link.
-fn busiest(s: &LinkLoadSeries) -> f64 {
-    s.classes
-        .iter()
-        .flat_map(|c| c.utilisation.iter())
-        .chain(s.top_links.iter().flat_map(|l| l.utilisation.iter()))
-        .fold(0.0f64, |m, &u| m.max(u))
+/// The scale of some rows of busy fractions.
+pub fn scale<'a>(rows: impl Iterator<Item = &'a [f64]>) -> Scale {
+    let busiest = rows.flatten().fold(0.0f64, |m, &u| m.max(u));
+    let top = if busiest > 0.0 { busiest.min(1.0) } else { 1.0 };
+    Scale {
+        ticks: axis::ticks(0.0, top, 4),
+        busiest,
+    }
+}
+
+/// A legend entry: the colour ramp of `s` at (`x`, `y`), labelled at its ticks, and what it scales.
+fn ramp(t: &mut String, x: f64, y: f64, s: &Scale, what: &str) {
+    let (w, steps) = (220.0, 20);
+    for k in 0..steps {
+        let _ = writeln!(
+            t,
+            r#"<rect x="{:.1}" y="{y}" width="11.5" height="10" fill="{}"/>"#,
+            x + w * f64::from(k) / f64::from(steps),
+            heat((f64::from(k) + 0.5) / f64::from(steps))
+        );
+    }
+    let _ = writeln!(
+        t,
+        r##"<rect x="{x}" y="{y}" width="{w}" height="10" fill="none" stroke="#999" stroke-width="0.5"/>"##
+    );
+    for &u in &s.ticks.values {
+        let _ = writeln!(
+            t,
+            r#"<text x="{:.1}" y="{}" font-size="9" text-anchor="middle">{}</text>"#,
+            x + w * u / s.ticks.high(),
+            y + 19.0,
+            s.ticks.percent(u)
+        );
+    }
+    let _ = writeln!(
+        t,
+        r#"<text x="{}" y="{}" font-size="10">{what}: colour scale 0-{} busy (busiest bin {:.2}%)</text>"#,
+        x + w + 14.0,
+        y + 9.0,
+        s.ticks.percent(s.ticks.high()),
+        100.0 * s.busiest
+    );
 }
 
 /// Heat map: one row per class (then one per top link), one column per time bin, colour = busy
-/// fraction on a scale from 0 to the run's busiest bin (the legend states it); hovering a cell shows
-/// its value.
+/// fraction. The classes' rows and the top links' rows each have their own scale, from 0 to their
+/// busiest bin (a link class averages over its links, so its rows are far less busy than the busiest
+/// links'); the legend states both. Hovering a cell shows its value.
 pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
+    let scales = [
+        scale(s.classes.iter().map(|c| &c.utilisation[..])),
+        scale(s.top_links.iter().map(|l| &l.utilisation[..])),
+    ];
     let rows: Vec<(String, &[f64])> = s
         .classes
         .iter()
@@ -98,9 +141,8 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
     let bins = s.bins.max(1);
     let cell_w = plot_w / bins as f64;
     let plot_h = row_h * rows.len() as f64 + gap;
-    let height = top + plot_h + 84.0;
+    let height = top + plot_h + 84.0 + if s.top_links.is_empty() { 0.0 } else { 26.0 };
     let width = left + plot_w + 20.0;
-    let colours = scale(s);
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -113,7 +155,8 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
         axis::number(s.bin_cycles as f64, 0)
     );
     for (i, (name, values)) in rows.iter().enumerate() {
-        let extra = if i >= s.classes.len() { gap } else { 0.0 };
+        let section = usize::from(i >= s.classes.len());
+        let extra = gap * section as f64;
         let y = top + row_h * i as f64 + extra;
         let _ = writeln!(
             t,
@@ -129,7 +172,7 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
                 left + cell_w * b as f64,
                 cell_w + 0.3,
                 row_h - 1.0,
-                heat(u / colours.high()),
+                heat(u / scales[section].ticks.high()),
                 esc(name),
                 axis::number((b as u64 * s.bin_cycles) as f64, 0),
                 axis::number(((b as u64 + 1) * s.bin_cycles) as f64, 0),
@@ -157,37 +200,12 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
         left + plot_w / 2.0,
         axis_y + 28.0
     );
-    // Colour scale: a ramp from 0 to the scale's top, labelled at its ticks.
-    let (ly, ramp_w) = (axis_y + 38.0, 220.0);
-    for k in 0..20 {
-        let _ = writeln!(
-            t,
-            r#"<rect x="{:.1}" y="{ly}" width="11.5" height="10" fill="{}"/>"#,
-            left + ramp_w * f64::from(k) / 20.0,
-            heat((f64::from(k) + 0.5) / 20.0)
-        );
+    // The colour scales, one per section.
+    let ly = axis_y + 38.0;
+    ramp(&mut t, left, ly, &scales[0], "link classes");
+    if !s.top_links.is_empty() {
+        ramp(&mut t, left, ly + 26.0, &scales[1], "busiest links");
     }
-    let _ = writeln!(
-        t,
-        r##"<rect x="{left}" y="{ly}" width="{ramp_w}" height="10" fill="none" stroke="#999" stroke-width="0.5"/>"##
-    );
-    for &u in &colours.values {
-        let _ = writeln!(
-            t,
-            r#"<text x="{:.1}" y="{}" font-size="9" text-anchor="middle">{}</text>"#,
-            left + ramp_w * u / colours.high(),
-            ly + 21.0,
-            colours.percent(u)
-        );
-    }
-    let _ = writeln!(
-        t,
-        r#"<text x="{}" y="{}" font-size="10">busy fraction, colour scale 0-{} (the busiest bin: {:.2}%)</text>"#,
-        left + ramp_w + 14.0,
-        ly + 9.0,
-        colours.percent(colours.high()),
-        100.0 * busiest(s)
-    );
     t.push_str("</svg>\n");
     t
 }
@@ -234,19 +252,22 @@ mod tests {
     }
 
     #[test]
-    fn heat_map_is_scaled_to_the_runs_busiest_bin() {
+    fn heat_map_sections_are_scaled_to_their_busiest_bin() {
         let s = series();
-        let t = scale(&s);
+        let t = scale(s.classes.iter().map(|c| &c.utilisation[..])).ticks;
         assert_eq!((t.step, t.high()), (0.01, 0.03));
         let svg = heatmap_svg(&s);
-        assert!(
-            svg.contains("colour scale 0-3% (the busiest bin: 2.30%)"),
-            "{svg}"
-        );
-        for label in ["0%", "1%", "2%", "3%"] {
+        assert!(svg.contains("link classes: colour scale 0-3% busy (busiest bin 2.30%)"));
+        assert!(svg.contains("busiest links: colour scale 0-1.0% busy (busiest bin 1.00%)"));
+        for label in ["0%", "1%", "2%", "3%", "0.0%", "0.5%", "1.0%"] {
             assert!(svg.contains(&format!(">{label}</text>")), "{label}");
         }
-        // The busiest bin is three quarters up the scale, not 2% of the way from white.
+        // The busiest class bin is three quarters up its scale, not 2% of the way from white; the top
+        // link, always 1% busy, at the top of its own.
+        assert!(svg.contains(&format!(
+            "fill=\"{}\"><title>top: switch 3 port 1 cycles 0-4,096: 1.00% busy",
+            heat(1.0)
+        )));
         assert!(svg.contains(&format!(
             "fill=\"{}\"><title>level 0 up (4,096 links) cycles 28,672-32,768: 2.30% busy",
             heat(0.023 / 0.03)
