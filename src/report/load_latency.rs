@@ -80,7 +80,7 @@ const COLOURS: [&str; 8] = [
 /// the stable points; a point above it (an unstable one, whose latency grows without bound) is drawn
 /// at the top edge as a triangle pointing up, with its latency written beside it.
 pub fn svg(curves: &[Curve]) -> String {
-    let (w, h, left, bottom, top, right) = (820.0, 480.0, 70.0, 50.0, 30.0, 320.0);
+    let (w, h, left, bottom, top, right) = (900.0, 480.0, 70.0, 50.0, 30.0, 400.0);
     let pw = w - left - right;
     let ph = h - top - bottom;
     let points = curves.iter().flat_map(|c| c.points.iter());
@@ -173,7 +173,7 @@ pub fn svg(curves: &[Curve]) -> String {
         }
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{} ({}, {})</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{colour}\">{} ({}, {})</text>",
             left + pw + 12.0,
             top + 16.0 + 18.0 * i as f64,
             esc(&c.topology),
