@@ -11,7 +11,8 @@
 mod common;
 
 use common::cpu_seconds;
-use netreplay::network::{NetworkModel, Selection, simulate};
+use netreplay::network::{NetworkModel, Selection};
+use netreplay::replay::simulate;
 use netreplay::{placement, topology, workload};
 
 const CASES: [(&str, &str, Option<u32>); 5] = [

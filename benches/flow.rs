@@ -8,7 +8,8 @@
 //! it takes seconds; `cargo bench --bench flow -- flit` adds it for the trace (about two to four
 //! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models.
 
-use netreplay::network::{Model, NetworkModel, simulate};
+use netreplay::network::{Model, NetworkModel};
+use netreplay::replay::simulate;
 use netreplay::workload::Program;
 use netreplay::{placement, topology, workload};
 use std::time::Instant;

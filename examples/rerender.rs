@@ -104,7 +104,7 @@ fn rerender(dir: &Path) -> Result<&'static str, String> {
             ("phi_vs_cost.svg", report::svg::phi_cost_scatter(&a)),
         ];
         let files: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
-        report::write_set(dir, &files).map_err(|e| format!("{e:#}"))?;
+        netreplay::output::write_set(dir, &files).map_err(|e| format!("{e:#}"))?;
         Ok("campaign")
     } else {
         let text = read("load-latency.json")?;
@@ -113,7 +113,7 @@ fn rerender(dir: &Path) -> Result<&'static str, String> {
         let curves: Vec<Curve> = stored.into_iter().map(curve).collect();
         let html = report::html::load_latency(&curves);
         let svg = report::load_latency::svg(&curves);
-        report::write_set(
+        netreplay::output::write_set(
             dir,
             &[
                 ("load-latency.html", html.as_bytes()),

@@ -2,7 +2,8 @@
 //! offered loads, in parallel across runs (each run single-threaded and deterministic for its seed).
 
 use crate::error::{Error, Result};
-use crate::network::{self, LoadPoint, NetworkModel, OpenLoopParams, Routing};
+use crate::network::{self, LoadPoint, Network, NetworkModel, OpenLoopParams, Routing};
+pub use crate::report::load_latency::Curve;
 use crate::{topology, traffic};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -48,19 +49,6 @@ impl SweepConfig {
             .map_err(|e| crate::run::locate(path, e))?;
         Ok(cfg)
     }
-}
-
-/// One curve: a topology under the traffic pattern, a point per load.
-#[derive(Debug, Clone, Serialize)]
-pub struct Curve {
-    /// Canonical topology spec.
-    pub topology: String,
-    /// Canonical traffic spec.
-    pub traffic: String,
-    /// Routing algorithm.
-    pub routing: Routing,
-    /// Points in increasing offered load, up to and including the first unstable one.
-    pub points: Vec<LoadPoint>,
 }
 
 /// Most loads one sweep takes.
@@ -131,13 +119,6 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         .iter()
         .map(|t| topology::build(t))
         .collect::<Result<Vec<_>>>()?;
-    let dests = topos
-        .iter()
-        .map(|t| {
-            cfg.network.validate(t.as_ref())?;
-            pattern.bind(t.nodes(), seed)
-        })
-        .collect::<Result<Vec<_>>>()?;
     let routings = if cfg.routings.is_empty() {
         vec![cfg.network.routing.clone()]
     } else {
@@ -146,11 +127,28 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
     let curves: Vec<(usize, &Routing)> = (0..topos.len())
         .flat_map(|t| routings.iter().map(move |r| (t, r)))
         .collect();
+    let models: Vec<NetworkModel> = curves
+        .iter()
+        .map(|&(_, routing)| NetworkModel {
+            routing: routing.clone(),
+            ..cfg.network.clone()
+        })
+        .collect();
+    // Each curve's model checked on its topology and its routing prepared once, for all its points:
+    // fails early (before any simulation) on a routing the topology cannot run.
+    let networks = curves
+        .iter()
+        .zip(&models)
+        .map(|(&(t, _), model)| Network::new(topos[t].as_ref(), model))
+        .collect::<Result<Vec<_>>>()?;
+    let dests = topos
+        .iter()
+        .map(|t| pattern.bind(t.nodes(), seed))
+        .collect::<Result<Vec<_>>>()?;
     // Points run in parallel, up to one engine per thread: the largest must fit that many times.
     let threads = rayon::current_num_threads().min(curves.len() * loads.len()) as u64;
     for &(t, routing) in &curves {
-        // Fails early (before any simulation) on a routing the topology cannot run.
-        let non_minimal = routing.build(topos[t].as_ref())?.non_minimal();
+        let non_minimal = routing.non_minimal();
         let engine = network::memory::engine_bytes(topos[t].as_ref(), &cfg.network, non_minimal);
         network::memory::check(
             engine.saturating_mul(threads),
@@ -162,29 +160,18 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
             ),
         )?;
     }
-    let jobs: Vec<(usize, &Routing, f64)> = curves
-        .iter()
-        .flat_map(|&(t, r)| loads.iter().map(move |&l| (t, r, l)))
+    let jobs: Vec<(usize, f64)> = (0..curves.len())
+        .flat_map(|c| loads.iter().map(move |&l| (c, l)))
         .collect();
     let finished = std::sync::atomic::AtomicU64::new(0);
     let run_all = || {
         jobs.par_iter()
-            .map(|&(t, routing, load)| {
+            .map(|&(c, load)| {
                 let params = OpenLoopParams {
                     load,
                     ..cfg.open_loop
                 };
-                let model = NetworkModel {
-                    routing: routing.clone(),
-                    ..cfg.network.clone()
-                };
-                let point = network::simulate_open_loop(
-                    topos[t].as_ref(),
-                    &model,
-                    &dests[t],
-                    &params,
-                    seed,
-                );
+                let point = networks[c].open_loop(&dests[curves[c].0], &params, seed);
                 finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 point
             })

@@ -8,7 +8,7 @@ fn main() -> ExitCode {
     cli.init_logging();
     let command: Vec<String> = std::env::args().skip(1).collect();
     if let Err(e) =
-        netreplay::report::interrupt::install(&format!("`netreplay {}`", command.join(" ")))
+        netreplay::output::interrupt::install(&format!("`netreplay {}`", command.join(" ")))
     {
         eprintln!("netreplay: warning: {e}");
     }

@@ -5,7 +5,9 @@
 
 use crate::error::{Error, Result};
 use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
-use crate::network::{self, Instruments, NetworkModel, Outcome, memory};
+use crate::network::{self, NetworkModel, Outcome, memory};
+use crate::replay::{self, Instruments, Replay, Replayed};
+pub use crate::report::run::{JobReport, RunReport, Speed};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
 use rayon::prelude::*;
@@ -60,29 +62,6 @@ pub struct JobConfig {
     /// Cycle at which the job starts (default 0).
     #[serde(default)]
     pub start: u64,
-}
-
-/// How one job of a shared run fared.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobReport {
-    /// Canonical workload spec with its rank count.
-    pub workload: String,
-    /// Canonical placement spec.
-    pub placement: String,
-    /// Its ranks.
-    pub ranks: u32,
-    /// Node of each of its ranks.
-    pub nodes: Vec<u32>,
-    /// Cycle it started.
-    pub start: u64,
-    /// Cycle it completed in the shared run.
-    pub completion_cycles: u64,
-    /// Completion minus start.
-    pub duration: u64,
-    /// Its completion time running alone on the same nodes.
-    pub alone_cycles: u64,
-    /// duration / alone_cycles: how much sharing the network slowed it.
-    pub slowdown: f64,
 }
 
 impl RunConfig {
@@ -144,51 +123,6 @@ fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
     }
 }
 
-/// What `netreplay run` reports (the contract's JSON fields plus speed and latency).
-#[derive(Debug, Clone, Serialize)]
-pub struct RunReport {
-    /// Canonical topology spec.
-    pub topology: String,
-    /// Canonical workload spec (with the rank count).
-    pub workload: String,
-    /// Canonical placement spec.
-    pub placement: String,
-    /// Seed used.
-    pub seed: u64,
-    /// Ranks replayed.
-    pub ranks: u32,
-    /// Nodes of the topology.
-    pub nodes: u32,
-    /// The network model used.
-    pub network: NetworkModel,
-    /// What the engine measured.
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    /// Per-job results of a shared-machine run (empty for a single workload).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub jobs: Vec<JobReport>,
-    /// The chain of computations and messages that set the completion time (single workloads).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub critical_path: Option<crate::mpi::critical_path::CriticalPath>,
-    /// Link load per class over time and the top links' series, when asked for (`--link-load`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub link_load: Option<network::load_bins::LinkLoadSeries>,
-    /// How fast the simulation ran.
-    #[serde(flatten)]
-    pub speed: Speed,
-}
-
-/// Simulation speed, as the benchmark reports it.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Speed {
-    /// Wall-clock seconds of the simulation proper (building the network and program excluded).
-    pub wall_seconds: f64,
-    /// Phit-link traversals per wall second.
-    pub phit_hops_per_second: f64,
-    /// Simulated node-cycles per wall second (nodes x completion cycles / wall time).
-    pub node_cycles_per_second: f64,
-}
-
 impl Speed {
     /// Runs `simulate` and times it; the rates come from `nodes` and the [`Outcome`] that `outcome`
     /// picks out of its result.
@@ -212,12 +146,11 @@ impl Speed {
 
 /// Refuses a trace with more ranks than `topo` has nodes before its program is built (a trace naming
 /// one rank of 16 M would otherwise allocate gigabytes first): [`crate::trace::limits::check_ranks`].
-fn check_declared_ranks(workload_spec: &str, topo: &dyn Topology) -> Result<()> {
-    let spec = crate::spec::Spec::parse("workload", workload_spec)?;
-    if spec.name != "trace" || spec.params.iter().any(|(k, _)| k == "ranks") {
+fn check_declared_ranks(workload: &workload::Parsed, topo: &dyn Topology) -> Result<()> {
+    if workload.spec.name != "trace" || workload.ranks.is_some() {
         return Ok(());
     }
-    let Some((_, file)) = spec.params.iter().find(|(k, _)| k == "file") else {
+    let Some(file) = workload.param("file") else {
         return Ok(());
     };
     let path = Path::new(file);
@@ -226,8 +159,8 @@ fn check_declared_ranks(workload_spec: &str, topo: &dyn Topology) -> Result<()> 
         // What else the path is (missing, a pipe, a plain folder) is the full read's to report.
         return Ok(());
     }
-    let format = match spec.params.iter().find(|(k, _)| k == "format") {
-        Some((_, f)) => crate::trace::Format::parse(f).ok().flatten(),
+    let format = match workload.param("format") {
+        Some(f) => crate::trace::Format::parse(f).ok().flatten(),
         None => None,
     };
     let limit = crate::trace::RankLimit::network(topo.nodes(), &topo.spec());
@@ -269,9 +202,10 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     })?;
     let topo = topology::build(topo_spec)?;
     let seed = config.seed.unwrap_or(1);
-    config.network.validate(topo.as_ref())?;
+    // The model checked on the topology and its routing prepared, once for every run below.
+    let replay = Replay::new(topo.as_ref(), &config.network, seed)?;
     // Estimated before the program and the engine are built: a network too large is refused now.
-    let non_minimal = config.network.routing.build(topo.as_ref())?.non_minimal();
+    let non_minimal = config.network.routing.non_minimal();
     let engine_bytes = memory::engine_bytes(topo.as_ref(), &config.network, non_minimal);
     let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
     memory::check(engine_bytes, config.max_memory, &network_what)?;
@@ -281,7 +215,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
                 "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
             ));
         }
-        return execute_jobs(config, topo.as_ref(), seed, engine_bytes);
+        return execute_jobs(config, &replay, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
         Error::Invalid(
@@ -289,8 +223,9 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
                 .into(),
         )
     })?;
-    check_declared_ranks(workload_spec, topo.as_ref())?;
-    let wl = workload::build(workload_spec)?;
+    let parsed = workload::parse(workload_spec)?;
+    check_declared_ranks(&parsed, topo.as_ref())?;
+    let wl = parsed.build()?;
     let place = placement::build(config.placement.as_deref().unwrap_or("consecutive"))?;
 
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
@@ -311,17 +246,17 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         topo.nodes()
     );
     memory::check(
-        engine_bytes + memory::program_bytes(&program),
+        engine_bytes + replay::program_bytes(&program),
         config.max_memory,
         &format!("{network_what} with its workload"),
     )?;
 
     let observer = network::Progress::default();
-    let total = network::program_phits(&program, &config.network);
+    let total = replay::program_phits(&program, &config.network);
     log::debug!(
         "{} messages, {total} phits to deliver; memory estimate {}",
         program.sends().count(),
-        memory::human(engine_bytes + memory::program_bytes(&program))
+        memory::human(engine_bytes + replay::program_bytes(&program))
     );
     let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
     let want_load = config.link_load || config.timeline.is_some();
@@ -337,36 +272,37 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         cycles_per_second: wl.generator.cycles_per_second(),
     };
     let sim = Sim {
-        topo: topo.as_ref(),
-        config,
+        replay: &replay,
         program: &program,
         rank_node: &rank_node,
-        seed,
         progress: &observer,
     };
     let run = |load: Option<&mut LoadBins>| match &config.timeline {
         None => sim.run(load, None),
         Some(path) => timeline_run(path, &meta, &sim, load),
     };
-    let ((outcome, critical_path), speed) = observe_phits(config, total, &observer, || {
-        Speed::measure(topo.nodes(), || run(load.as_mut()), |o: &Simulated| &o.0)
+    let (replayed, speed) = observe_phits(config, total, &observer, || {
+        Speed::measure(
+            topo.nodes(),
+            || run(load.as_mut()),
+            |r: &Replayed| &r.outcome,
+        )
     })?;
+    let Replayed {
+        outcome,
+        mpi,
+        critical_path,
+    } = replayed;
     let link_load = match (&load, config.link_load) {
         (Some(first), true) => Some(if first.needs_second_pass() {
             // Too many links to keep per-link bins during the run: replay it (deterministic)
             // tracking only the busiest links (see network/load_bins.rs).
             let mut second = LoadBins::second_pass(first, outcome.completion_cycles);
-            network::simulate_instrumented(
-                topo.as_ref(),
-                &config.network,
-                &program,
-                &rank_node,
-                seed,
-                Instruments {
-                    load: Some(&mut second),
-                    ..Instruments::default()
-                },
-            )?;
+            let instruments = Instruments {
+                load: Some(&mut second),
+                ..Instruments::default()
+            };
+            replay.program(&program, &rank_node, instruments)?;
             first.finish(outcome.completion_cycles, Some(&second))
         } else {
             first.finish(outcome.completion_cycles, None)
@@ -383,6 +319,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         network: config.network.clone(),
         speed,
         outcome,
+        mpi: Some(mpi),
         jobs: Vec::new(),
         critical_path,
         link_load,
@@ -391,12 +328,9 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
 /// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
 /// replayed alone on the same nodes (in parallel) to measure its slowdown.
-fn execute_jobs(
-    config: &RunConfig,
-    topo: &dyn Topology,
-    seed: u64,
-    engine_bytes: u64,
-) -> Result<RunReport> {
+fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Result<RunReport> {
+    let topo = replay.network().topology();
+    let seed = config.seed.unwrap_or(1);
     if config.workload.is_some() {
         return Err(Error::Invalid(
             "give either one workload or [[jobs]], not both".into(),
@@ -413,8 +347,9 @@ fn execute_jobs(
                 network::MAX_CYCLE
             )));
         }
-        check_declared_ranks(&job.workload, topo)?;
-        let wl = workload::build(&job.workload)?;
+        let parsed = workload::parse(&job.workload)?;
+        check_declared_ranks(&parsed, topo)?;
+        let wl = parsed.build()?;
         let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
             Error::Invalid(format!(
                 "job {i} (`{}`): give its rank count, e.g. `{},ranks=N`",
@@ -442,15 +377,15 @@ fn execute_jobs(
     }
     // The shared run, then up to one engine per thread for the alone runs, and every program.
     let engines = 1 + (built.len() as u64).min(rayon::current_num_threads() as u64);
-    let programs: u64 = built.iter().map(|b| memory::program_bytes(&b.3)).sum();
+    let programs: u64 = built.iter().map(|b| replay::program_bytes(&b.3)).sum();
     memory::check(
         engines * engine_bytes + programs,
         config.max_memory,
         &format!("simulating {} jobs on `{}`", built.len(), topo.spec()),
     )?;
-    let jobs: Vec<network::Job> = built
+    let jobs: Vec<replay::Job> = built
         .iter()
-        .map(|(_, _, nodes, program, start)| network::Job {
+        .map(|(_, _, nodes, program, start)| replay::Job {
             program,
             nodes,
             start: *start,
@@ -459,20 +394,20 @@ fn execute_jobs(
     let observer = network::Progress::default();
     let total: u64 = jobs
         .iter()
-        .map(|j| network::program_phits(j.program, &config.network))
+        .map(|j| replay::program_phits(j.program, &config.network))
         .sum();
     let ((outcome, completed), speed) = observe_phits(config, total, &observer, || {
         Speed::measure(
             topo.nodes(),
-            || network::simulate_jobs_observed(topo, &config.network, &jobs, seed, Some(&observer)),
+            || replay.jobs(&jobs, Some(&observer)),
             |(o, _)| o,
         )
     })?;
     let alone = jobs
         .par_iter()
         .map(|j| {
-            network::simulate(topo, &config.network, j.program, j.nodes, seed)
-                .map(|o| o.completion_cycles)
+            let alone = replay.program(j.program, j.nodes, Instruments::default());
+            alone.map(|r| r.outcome.completion_cycles)
         })
         .collect::<Result<Vec<_>>>()?;
     let reports: Vec<JobReport> = built
@@ -513,6 +448,7 @@ fn execute_jobs(
         network: config.network.clone(),
         speed,
         outcome,
+        mpi: None,
         jobs: reports,
         critical_path: None,
         link_load: None,
@@ -521,35 +457,26 @@ fn execute_jobs(
 
 /// The pieces of one instrumented simulation, so it can be run with or without a timeline.
 struct Sim<'s> {
-    topo: &'s dyn Topology,
-    config: &'s RunConfig,
+    replay: &'s Replay<'s>,
     program: &'s workload::Program,
     rank_node: &'s [u32],
-    seed: u64,
     progress: &'s network::Progress,
 }
-
-type Simulated = (Outcome, Option<crate::mpi::critical_path::CriticalPath>);
 
 impl Sim<'_> {
     fn run<'o>(
         &'o self,
         load: Option<&'o mut LoadBins>,
         observer: Option<&'o mut (dyn crate::mpi::observe::RankObserver + 'o)>,
-    ) -> Result<Simulated> {
-        network::simulate_instrumented(
-            self.topo,
-            &self.config.network,
-            self.program,
-            self.rank_node,
-            self.seed,
-            Instruments {
-                load,
-                observer,
-                critical_path: true,
-                progress: Some(self.progress),
-            },
-        )
+    ) -> Result<Replayed> {
+        let instruments = Instruments {
+            load,
+            observer,
+            critical_path: true,
+            progress: Some(self.progress),
+        };
+        self.replay
+            .program(self.program, self.rank_node, instruments)
     }
 }
 
@@ -560,16 +487,16 @@ fn timeline_run(
     meta: &crate::report::timeline::TimelineMeta,
     sim: &Sim,
     mut load: Option<&mut LoadBins>,
-) -> Result<Simulated> {
-    let mut result: Option<Result<Simulated>> = None;
-    let written = crate::report::write_atomic_with(path, |f| {
+) -> Result<Replayed> {
+    let mut result: Option<Result<Replayed>> = None;
+    let written = crate::output::write_atomic_with(path, |f| {
         let buffered = std::io::BufWriter::with_capacity(1 << 16, f);
         let mut writer = crate::report::timeline::TimelineWriter::new(buffered, meta)?;
         match sim.run(load.as_deref_mut(), Some(&mut writer)) {
             Ok(r) => {
-                let end = r.0.completion_cycles;
+                let end = r.outcome.completion_cycles;
                 let series = load.as_deref().map(|l| l.finish(end, None));
-                let done = writer.finish(end, series.as_ref(), r.1.as_ref());
+                let done = writer.finish(end, series.as_ref(), r.critical_path.as_ref());
                 result = Some(Ok(r));
                 done.map(|_| ())
             }

@@ -1,5 +1,6 @@
 //! The binary cache of parsed traces: reused when its key matches, never stale when the source, the
-//! options or the format version change, ignored and rebuilt when corrupt.
+//! options or the format version change, ignored and rebuilt when corrupt; by default in the user's
+//! cache folder, which `.cargo/config.toml` points into the build folder for tests.
 
 use netreplay::trace::cache::{self, Location};
 use netreplay::trace::{self, Format, ReadOptions};
@@ -36,7 +37,7 @@ fn a_valid_cache_is_served_and_a_changed_source_is_not_stale() {
     assert_eq!(read(&t, &opts, &Location::Beside), first);
 
     // A cache under the right key is served without parsing: plant a different program under it.
-    let key = cache::key(&t, Format::Native, &opts).unwrap();
+    let key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     let planted = Program::from_fn(2, |r, ops| {
         if r == 0 {
             ops.push(Op::Compute { cycles: 5 })
@@ -49,7 +50,7 @@ fn a_valid_cache_is_served_and_a_changed_source_is_not_stale() {
     std::fs::write(&t, TRACE.replace("send 1 100", "send 1 900")).unwrap();
     let changed = read(&t, &opts, &Location::Beside);
     assert_eq!(changed.sends().next().unwrap().2, 900);
-    let new_key = cache::key(&t, Format::Native, &opts).unwrap();
+    let new_key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     assert_ne!(new_key, key);
     assert_eq!(
         cache::decode(&std::fs::read(&cache_file).unwrap(), new_key),
@@ -72,7 +73,7 @@ fn a_corrupt_or_other_version_cache_is_ignored_and_rebuilt() {
     let opts = ReadOptions::default();
     let truth = trace::read_any(&t, &opts).unwrap();
     let cache_file = dir.join(".app.trc.nrcache");
-    let key = cache::key(&t, Format::Native, &opts).unwrap();
+    let key = cache::key(&t, Format::NATIVE, &opts).unwrap();
     let good = cache::encode(&truth, key);
     let mut other_version = good.clone();
     other_version[12..16].copy_from_slice(&1u32.to_le_bytes());
@@ -118,4 +119,93 @@ fn cache_folder_off_and_simgrid_per_rank_files() {
     std::fs::write(dir.join("r0.txt"), "0 init\n0 send 1 0 77\n").unwrap();
     let b = read(&idx, &opts, &Location::Beside);
     assert_eq!(b.sends().next().unwrap().2, 77);
+}
+
+/// The default cache goes to `$XDG_CACHE_HOME/netreplay`, which `.cargo/config.toml` points into the
+/// build folder for every test: no test writes into the user's own cache.
+#[test]
+fn default_cache_is_the_users_folder_and_same_names_do_not_collide() {
+    let xdg = PathBuf::from(std::env::var_os("XDG_CACHE_HOME").expect("set by .cargo/config.toml"));
+    assert!(
+        xdg.starts_with(env!("CARGO_MANIFEST_DIR")),
+        "tests must not use the user's cache: XDG_CACHE_HOME = {}",
+        xdg.display()
+    );
+    let store = xdg.join("netreplay");
+    let dir = scratch("user");
+    let opts = ReadOptions::default();
+    let mut files = Vec::new();
+    for (sub, bytes) in [("a", 100), ("b", 900)] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        let t = dir.join(sub).join("same-name.trc");
+        std::fs::write(&t, TRACE.replace("send 1 100", &format!("send 1 {bytes}"))).unwrap();
+        // The store outlives a run: start without the cache an earlier run planted below.
+        let _ = std::fs::remove_file(cache::path_for(&t, &Location::User).unwrap());
+        let p = read(&t, &opts, &Location::User);
+        assert_eq!(p.sends().next().unwrap().2, bytes);
+        let file = cache::path_for(&t, &Location::User).unwrap();
+        assert_eq!(file.parent(), Some(store.as_path()));
+        assert!(file.is_file(), "{} written", file.display());
+        assert!(!dir.join(sub).join(".same-name.trc.nrcache").exists());
+        files.push(file);
+    }
+    assert_ne!(files[0], files[1], "one cache per trace, not per name");
+    // Each is served from its own cache: plant a program under the second one's key.
+    let t = dir.join("b").join("same-name.trc");
+    let key = cache::key(&t, Format::NATIVE, &opts).unwrap();
+    let planted = Program::from_fn(2, |r, ops| {
+        if r == 1 {
+            ops.push(Op::Compute { cycles: 9 })
+        }
+    });
+    std::fs::write(&files[1], cache::encode(&planted, key)).unwrap();
+    assert_eq!(read(&t, &opts, &Location::User), planted);
+    assert_eq!(
+        read(&dir.join("a").join("same-name.trc"), &opts, &Location::User)
+            .sends()
+            .next()
+            .unwrap()
+            .2,
+        100
+    );
+}
+
+/// A run of the binary: `HOME` is the fallback when `XDG_CACHE_HOME` is unset, and with neither the
+/// run still works, with a one-line notice and no cache anywhere.
+#[test]
+fn home_fallback_and_no_cache_with_a_notice() {
+    let dir = scratch("home");
+    let t = dir.join("app.trc");
+    std::fs::write(&t, TRACE).unwrap();
+    let spec = format!("trace:file={}", t.display());
+    let run = |home: Option<&Path>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_netreplay"));
+        cmd.args(["run", "--topology", "fat-tree:k=4,n=2", "--workload", &spec])
+            .env_remove("XDG_CACHE_HOME")
+            .env_remove("HOME")
+            .env_remove("RUST_LOG");
+        if let Some(h) = home {
+            cmd.env("HOME", h);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let home = dir.join("home");
+    let err = run(Some(&home));
+    assert!(!err.contains("no trace cache"), "{err}");
+    let store = home.join(".cache").join("netreplay");
+    assert_eq!(std::fs::read_dir(&store).unwrap().count(), 1);
+    let err = run(None);
+    let notices: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("no trace cache"))
+        .collect();
+    assert_eq!(notices.len(), 1, "{err}");
+    assert!(!dir.join(".app.trc.nrcache").exists());
+    assert_eq!(std::fs::read_dir(&store).unwrap().count(), 1);
 }

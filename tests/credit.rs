@@ -5,7 +5,8 @@
 
 mod common;
 
-use netreplay::network::{CreditUnit, NetworkModel, OpenLoopParams, simulate, simulate_open_loop};
+use netreplay::network::{CreditUnit, NetworkModel, OpenLoopParams};
+use netreplay::replay::simulate;
 use netreplay::topology;
 use netreplay::traffic;
 
@@ -122,7 +123,9 @@ fn booksim_preset_zero_load_latency_on_the_torus() {
         ..OpenLoopParams::default()
     };
     let model = NetworkModel::preset("booksim-iq").unwrap();
-    let p = simulate_open_loop(t.as_ref(), &model, &dest, &params, 1).unwrap();
+    let p = netreplay::network::Network::new(t.as_ref(), &model)
+        .and_then(|n| n.open_loop(&dest, &params, 1))
+        .unwrap();
     assert!(
         (p.mean_latency / 38.2 - 1.0).abs() < 0.02,
         "{}",

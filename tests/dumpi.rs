@@ -7,7 +7,8 @@
 use netreplay::mpi::call::Collective;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::mpi::{Call, MpiModel};
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::dumpi;
 use netreplay::workload::Program;
 use std::collections::BTreeMap;
@@ -407,7 +408,7 @@ fn the_cache_serves_dumpi_traces_and_follows_every_rank_file() {
     let first = cache::read(&dir, &opts, &loc).unwrap();
     let files = || std::fs::read_dir(&store).unwrap().count();
     assert_eq!(files(), 1, "the first read writes the cache");
-    let key = cache::key(&dir, netreplay::trace::Format::Dumpi, &opts).unwrap();
+    let key = cache::key(&dir, netreplay::trace::Format::DUMPI, &opts).unwrap();
     let second = cache::read(&dir, &opts, &loc).unwrap();
     assert_eq!(second, first);
     assert_eq!(
@@ -424,7 +425,7 @@ fn the_cache_serves_dumpi_traces_and_follows_every_rank_file() {
     *bytes.last_mut().unwrap() ^= 1;
     std::fs::write(&last, &bytes).unwrap();
     assert_ne!(
-        cache::key(&dir, netreplay::trace::Format::Dumpi, &opts).unwrap(),
+        cache::key(&dir, netreplay::trace::Format::DUMPI, &opts).unwrap(),
         key
     );
 }

@@ -7,7 +7,8 @@ mod common;
 
 use common::one_message;
 use netreplay::error::Error;
-use netreplay::network::{NetworkModel, Outcome, simulate};
+use netreplay::network::{NetworkModel, Outcome};
+use netreplay::replay::simulate;
 use netreplay::topology::{self, Endpoint, RouteChoice, Topology};
 use netreplay::workload::{Op, Program};
 

@@ -4,9 +4,8 @@
 
 mod common;
 
-use netreplay::network::{
-    NetworkModel, OpenLoopParams, Outcome, Routing, simulate, simulate_open_loop,
-};
+use netreplay::network::{NetworkModel, OpenLoopParams, Outcome, Routing};
+use netreplay::replay::simulate;
 use netreplay::topology;
 use netreplay::traffic;
 use netreplay::workload::{Op, Program};
@@ -106,8 +105,9 @@ fn uniform_traffic_loads_both_directions_equally() {
             measure_cycles: 4_000,
             ..OpenLoopParams::default()
         };
-        let p =
-            simulate_open_loop(t.as_ref(), &NetworkModel::default(), &dest, &params, 1).unwrap();
+        let p = netreplay::network::Network::new(t.as_ref(), &NetworkModel::default())
+            .and_then(|n| n.open_loop(&dest, &params, 1))
+            .unwrap();
         let phits = |name: &str| {
             p.link_classes
                 .iter()
@@ -300,6 +300,8 @@ fn growing_latency_is_unstable() {
     };
     let t = topology::build(torus).unwrap();
     let dest = traffic::build("uniform").unwrap().bind(64, 1).unwrap();
-    let e = simulate_open_loop(t.as_ref(), &NetworkModel::default(), &dest, &bad, 1).unwrap_err();
+    let e = netreplay::network::Network::new(t.as_ref(), &NetworkModel::default())
+        .and_then(|n| n.open_loop(&dest, &bad, 1))
+        .unwrap_err();
     assert!(e.to_string().contains("sample_periods"), "{e}");
 }

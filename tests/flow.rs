@@ -7,7 +7,8 @@ mod common;
 use common::one_message;
 use netreplay::error::Error;
 use netreplay::network::driver::{Consumed, Driver, Step};
-use netreplay::network::{self, Job, Model, NetworkModel, Outcome, simulate, simulate_jobs};
+use netreplay::network::{self, Model, Network, NetworkModel, Outcome, Run};
+use netreplay::replay::{Job, Replay, simulate};
 use netreplay::topology::{self, Topology};
 use netreplay::workload::{self, Op, Program};
 
@@ -118,8 +119,15 @@ fn finish_times_seeded(spec: &str, sends: &[(u32, u32, u64)], seed: u64) -> (Out
         sends: sends.to_vec(),
         done: Vec::new(),
     };
-    let (o, d) =
-        network::flow::simulate_driver(topo.as_ref(), &flow(), driver, &nodes, seed, None).unwrap();
+    let model = flow();
+    let run = Run {
+        rank_node: &nodes,
+        seed,
+        ..Run::default()
+    };
+    let (o, d) = Network::new(topo.as_ref(), &model)
+        .and_then(|n| n.flow(driver, run))
+        .unwrap();
     let times = sends
         .iter()
         .map(|&(f, t, _)| d.done.iter().find(|x| (x.0, x.1) == (f, t)).unwrap().3)
@@ -341,7 +349,9 @@ fn jobs_share_the_network_under_the_flow_model() {
             start: 1000,
         },
     ];
-    let (o, done) = simulate_jobs(topo.as_ref(), &flow(), &jobs, 1).unwrap();
+    let model = flow();
+    let replay = Replay::new(topo.as_ref(), &model, 1).unwrap();
+    let (o, done) = replay.jobs(&jobs, None).unwrap();
     assert_eq!(done.len(), 2);
     assert!(done[1] > 1000 && done.iter().all(|&d| d <= o.completion_cycles));
     assert_eq!(o.phits_injected, o.phits_delivered);
@@ -362,15 +372,10 @@ fn the_flow_model_refuses_per_packet_routing_and_open_loop_runs() {
         .unwrap()
         .bind(topo.nodes(), 1)
         .unwrap();
-    let e = network::simulate_open_loop(
-        topo.as_ref(),
-        &flow(),
-        &dest,
-        &network::OpenLoopParams::default(),
-        1,
-    )
-    .unwrap_err()
-    .to_string();
+    let e = netreplay::network::Network::new(topo.as_ref(), &flow())
+        .and_then(|n| n.open_loop(&dest, &network::OpenLoopParams::default(), 1))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("flit"), "{e}");
 }
 

@@ -100,9 +100,9 @@ fn p2_measure_near_2_pow_64_is_refused() {
         warmup_cycles: u64::MAX - 5,
         ..OpenLoopParams::default()
     };
-    let e =
-        network::simulate_open_loop(topo.as_ref(), &NetworkModel::default(), &dests, &params, 1)
-            .unwrap_err();
+    let e = netreplay::network::Network::new(topo.as_ref(), &NetworkModel::default())
+        .and_then(|n| n.open_loop(&dests, &params, 1))
+        .unwrap_err();
     assert!(e.to_string().contains("phases too long"), "{e}");
 }
 
@@ -142,7 +142,7 @@ fn p2_engine_refuses_a_wake_up_past_the_limit() {
             ops.push(Op::Compute { cycles: 5 });
         }
     });
-    let e = network::simulate(
+    let e = netreplay::replay::simulate(
         topo.as_ref(),
         &NetworkModel::default(),
         &program,

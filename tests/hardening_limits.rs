@@ -304,7 +304,7 @@ fn p6_the_pattern_memory_bound_holds_for_every_pattern() {
             }
             assert!(
                 wl.generator.bytes_bound(ranks).unwrap()
-                    >= netreplay::network::memory::program_bytes(&program)
+                    >= netreplay::replay::program_bytes(&program)
             );
             checked += 1;
         }

@@ -5,7 +5,8 @@
 
 use netreplay::error::Error;
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::{self, Format, ReadOptions};
 use netreplay::workload::Program;
 use std::path::{Path, PathBuf};
@@ -127,6 +128,7 @@ fn simgrid_compute_and_sleep_use_the_configured_units() {
         units: trace::simgrid::Units {
             flops_per_cycle: 4.0,
             cycles_per_second: 1e9,
+            ..Default::default()
         },
         ..ReadOptions::default()
     };
@@ -150,7 +152,7 @@ fn simgrid_error(name: &str, text: &str) -> (usize, usize, String) {
     let f = scratch().join(name);
     std::fs::write(&f, text).unwrap();
     let opts = ReadOptions {
-        format: Some(Format::SimGrid),
+        format: Some(Format::SIMGRID),
         ..ReadOptions::default()
     };
     match trace::read_any(&f, &opts) {
@@ -257,7 +259,7 @@ fn fsin_bad_inputs_are_positioned_errors() {
     let f = scratch().join("bad.trc");
     std::fs::write(&f, "s 0 1 0 8\nr 0 1 0 8\nq 1 0 0 8\n").unwrap();
     let opts = ReadOptions {
-        format: Some(Format::Fsin),
+        format: Some(Format::FSIN),
         ..ReadOptions::default()
     };
     match trace::read_any(&f, &opts) {
@@ -272,18 +274,18 @@ fn fsin_bad_inputs_are_positioned_errors() {
     // Detection: each sample format is told from its first line.
     assert_eq!(
         Format::detect(&sample("fsin/trace-4n.trc")).unwrap(),
-        Format::Fsin
+        Format::FSIN
     );
     assert_eq!(
         Format::detect(&sample("simgrid/replay/split_traces")).unwrap(),
-        Format::SimGrid
+        Format::SIMGRID
     );
     assert_eq!(
         Format::detect(&sample("simgrid/replay/actions_bcast.txt")).unwrap(),
-        Format::SimGrid
+        Format::SIMGRID
     );
     assert_eq!(
         Format::detect(&sample("bt-size1000-16.trc")).unwrap(),
-        Format::Native
+        Format::NATIVE
     );
 }

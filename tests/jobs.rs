@@ -1,6 +1,7 @@
 //! Shared machines: several jobs replayed together over one network, each compared with itself alone.
 
-use netreplay::network::{LoserRetry, NetworkModel, Selection, simulate};
+use netreplay::network::{LoserRetry, NetworkModel, Selection};
+use netreplay::replay::simulate;
 use netreplay::run::{JobConfig, RunConfig, execute};
 use netreplay::{topology, workload};
 

@@ -2,7 +2,8 @@
 
 use netreplay::mpi::MpiModel;
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::{self, ReadOptions};
 use netreplay::workload::Program;
 use std::path::Path;

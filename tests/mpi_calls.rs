@@ -11,7 +11,9 @@
 
 use netreplay::mpi::MpiModel;
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::{NetworkModel, Outcome, simulate};
+use netreplay::mpi::runtime::MpiStats;
+use netreplay::network::{NetworkModel, Outcome};
+use netreplay::replay::{Instruments, Replay, simulate};
 use netreplay::workload::Program;
 use std::path::PathBuf;
 use std::process::Command;
@@ -46,6 +48,16 @@ fn outcome(p: &Program) -> Outcome {
     let topo = netreplay::topology::build(TOPOLOGY).unwrap();
     let nodes: Vec<u32> = (0..p.ranks()).collect();
     simulate(topo.as_ref(), &NetworkModel::default(), p, &nodes, 1).unwrap()
+}
+
+/// [`outcome`] with what the MPI layer reports beside it.
+fn with_mpi(p: &Program) -> (Outcome, MpiStats) {
+    let topo = netreplay::topology::build(TOPOLOGY).unwrap();
+    let nodes: Vec<u32> = (0..p.ranks()).collect();
+    let model = NetworkModel::default();
+    let replay = Replay::new(topo.as_ref(), &model, 1).unwrap();
+    let r = replay.program(p, &nodes, Instruments::default()).unwrap();
+    (r.outcome, r.mpi)
 }
 
 /// (network messages, network bytes, completion cycles).
@@ -93,8 +105,7 @@ fn run_json(name: &str, text: &str, extra: &str) -> serde_json::Value {
 fn self_message_costs_only_its_copy() {
     let text = "netreplay-trace 3\nranks 2\n0 send 0 1001 3\n0 recv 0 3\n0 send 1 64\n1 recv 0\n";
     let p = native("self.trc", text);
-    let o = outcome(&p);
-    let mpi = o.mpi.expect("rank programs report MPI stats");
+    let (o, mpi) = with_mpi(&p);
     assert_eq!((o.messages, o.completion_cycles), (1, HOP));
     assert_eq!((mpi.self_messages, mpi.self_bytes), (1, 1001));
     assert_eq!(mpi.time.send_sum, 0);
@@ -102,8 +113,7 @@ fn self_message_costs_only_its_copy() {
         self_copy: 0.25,
         ..MpiModel::default()
     };
-    let o = outcome(&p.with_mpi(copy));
-    let mpi = o.mpi.unwrap();
+    let (o, mpi) = with_mpi(&p.with_mpi(copy));
     assert_eq!((o.messages, o.completion_cycles), (1, 251 + HOP));
     assert_eq!((mpi.time.send_sum, mpi.time.send_max), (251, 251));
     // Rank 0's receive finds the self-message already delivered (unexpected queue): it never
@@ -130,10 +140,9 @@ fn sendrecv_exchanges_both_ways_at_once() {
     let (m, bytes, cycles) = replay(&native("sendrecv.trc", &text(64)));
     assert_eq!((m, bytes, cycles), (2, 128, HOP));
     let big = native("sendrecv-big.trc", &text(1 << 20)).with_mpi(MpiModel::mpich());
-    let o = outcome(&big);
+    let (o, mpi) = with_mpi(&big);
     let packets = (1u64 << 20) / 64;
     assert_eq!(o.completion_cycles, 2 * HOP + 2 + 16 * packets);
-    let mpi = o.mpi.unwrap();
     assert_eq!(
         (o.messages, mpi.rendezvous_messages, mpi.control_messages),
         (2, 2, 4)
@@ -173,8 +182,7 @@ fn ssend_waits_for_the_receive() {
         "ssend.trc",
         "netreplay-trace 3\nranks 2\n0 ssend 1 64\n0 compute 500\n1 compute 1000\n1 recv 0\n",
     );
-    let o = outcome(&late);
-    let mpi = o.mpi.unwrap();
+    let (o, mpi) = with_mpi(&late);
     assert_eq!(o.completion_cycles, 1000 + HOP + 500);
     assert_eq!(
         (o.messages, mpi.rendezvous_messages, mpi.control_messages),
@@ -186,9 +194,9 @@ fn ssend_waits_for_the_receive() {
         "netreplay-trace 3\nranks 2\n0 isend 1 64 0 4\n0 wait 4\n0 compute 500\n\
          1 compute 1000\n1 recv 0\n",
     );
-    let o = outcome(&eager);
+    let (o, mpi) = with_mpi(&eager);
     assert_eq!((o.messages, o.completion_cycles), (1, 1000));
-    assert_eq!(o.mpi.unwrap().control_messages, 0);
+    assert_eq!(mpi.control_messages, 0);
     let early = native(
         "ssend-early.trc",
         "netreplay-trace 3\nranks 2\n0 ssend 1 64\n0 compute 500\n1 recv 0\n",

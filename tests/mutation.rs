@@ -344,12 +344,12 @@ fn targets() -> Vec<Target> {
     trace::write(&trace::read(Path::new(native)).unwrap(), &zst).unwrap();
     let zst = zst.display().to_string();
     vec![
-        Target::new("native", native, Format::Native, &["."], 0, true),
-        Target::new("native-zst", &zst, Format::Native, &["."], 0, false),
+        Target::new("native", native, Format::NATIVE, &["."], 0, true),
+        Target::new("native-zst", &zst, Format::NATIVE, &["."], 0, false),
         Target::new(
             "simgrid",
             "traces/simgrid/replay/actions_alltoallv.txt",
-            Format::SimGrid,
+            Format::SIMGRID,
             &["."],
             0,
             true,
@@ -357,7 +357,7 @@ fn targets() -> Vec<Target> {
         Target::new(
             "fsin",
             "traces/fsin/trace-8n.trc",
-            Format::Fsin,
+            Format::FSIN,
             &["."],
             0,
             true,
@@ -365,7 +365,7 @@ fn targets() -> Vec<Target> {
         Target::new(
             "otf2",
             "traces/otf2/sst-elements-test_emberotf2",
-            Format::Otf2,
+            Format::OTF2,
             &[
                 "traces/0.evt",
                 "traces/1.evt",
@@ -381,7 +381,7 @@ fn targets() -> Vec<Target> {
         Target::new(
             "dumpi",
             "traces/dumpi/sst-dumpi-tests",
-            Format::Dumpi,
+            Format::DUMPI,
             &[
                 "testtrace-0000.bin",
                 "testtrace-0001.bin",

@@ -1,7 +1,7 @@
 //! Open-loop synthetic traffic against hand-computed answers: zero-load latency, throughput below and
 //! above saturation, hop histograms, determinism, and the `load-latency` command's outputs.
 
-use netreplay::network::{LoadPoint, NetworkModel, OpenLoopParams, simulate_open_loop};
+use netreplay::network::{LoadPoint, NetworkModel, OpenLoopParams};
 use netreplay::{topology, traffic};
 
 fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: &NetworkModel) -> LoadPoint {
@@ -12,7 +12,9 @@ fn point(topo: &str, pattern: &str, load: f64, measure: u64, model: &NetworkMode
         measure_cycles: measure,
         ..OpenLoopParams::default()
     };
-    simulate_open_loop(t.as_ref(), model, &dest, &params, 1).unwrap()
+    netreplay::network::Network::new(t.as_ref(), model)
+        .and_then(|n| n.open_loop(&dest, &params, 1))
+        .unwrap()
 }
 
 fn within(got: f64, want: f64, tolerance: f64) -> bool {

@@ -5,7 +5,8 @@
 //! and no mutation of a sample's bytes makes the reader panic.
 
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::{NetworkModel, simulate};
+use netreplay::network::NetworkModel;
+use netreplay::replay::simulate;
 use netreplay::trace::otf2;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! to the exact answer or is refused naming a value; nothing wraps, nothing panics.
 
 use netreplay::load_latency::parse_loads;
-use netreplay::network::{self, MAX_CYCLE, NetworkModel, OpenLoopParams};
+use netreplay::network::{MAX_CYCLE, NetworkModel, OpenLoopParams};
 use netreplay::trace::check::check;
 use netreplay::workload::{Op, Program};
 use netreplay::{topology, traffic};
@@ -41,7 +41,7 @@ proptest! {
         let program = computing(&a, &b);
         let sum = |v: &[u64]| v.iter().map(|&c| u128::from(c)).sum::<u128>();
         let longest = sum(&a).max(sum(&b));
-        let r = network::simulate(topo.as_ref(), &NetworkModel::default(), &program, &[0, 1], 1);
+        let r = netreplay::replay::simulate(topo.as_ref(), &NetworkModel::default(), &program, &[0, 1], 1);
         match r {
             Ok(o) => {
                 prop_assert!(longest <= u128::from(MAX_CYCLE));
@@ -84,7 +84,7 @@ proptest! {
         if fits && total < 5000 {
             let topo = topology::build("fat-tree:k=2,n=1").unwrap();
             let dests = traffic::build("uniform").unwrap().bind(topo.nodes(), 1).unwrap();
-            let p = network::simulate_open_loop(topo.as_ref(), &NetworkModel::default(), &dests, &params, 1).unwrap();
+            let p = netreplay::network::Network::new(topo.as_ref(), &NetworkModel::default()).and_then(|n| n.open_loop(&dests, &params, 1)).unwrap();
             prop_assert!(p.cycles >= warmup + measure);
         }
     }
@@ -105,15 +105,12 @@ proptest! {
 fn p2_time_split_sums_over_ranks_do_not_wrap() {
     let topo = topology::build("fat-tree:k=2,n=2").unwrap();
     let program = Program::from_fn(3, |_, ops| ops.push(Op::Compute { cycles: MAX_CYCLE }));
-    let o = network::simulate(
-        topo.as_ref(),
-        &NetworkModel::default(),
-        &program,
-        &[0, 1, 2],
-        1,
-    )
-    .unwrap();
-    assert_eq!(o.completion_cycles, MAX_CYCLE);
-    let v = serde_json::to_value(&o).unwrap();
-    assert_eq!(v["mpi"]["time"]["compute_sum"], u64::MAX, "{v}");
+    let model = NetworkModel::default();
+    let replay = netreplay::replay::Replay::new(topo.as_ref(), &model, 1).unwrap();
+    let r = replay
+        .program(&program, &[0, 1, 2], Default::default())
+        .unwrap();
+    assert_eq!(r.outcome.completion_cycles, MAX_CYCLE);
+    let v = serde_json::to_value(r.mpi).unwrap();
+    assert_eq!(v["time"]["compute_sum"], u64::MAX, "{v}");
 }

@@ -2,7 +2,8 @@
 //! every cycle (`fsin-poll`, the reference): the same cycles wherever no random tie is drawn, the same
 //! mean completion time within 1% where ties are drawn, and less work.
 
-use netreplay::network::{Arbitration, NetworkModel, Outcome, Selection, simulate};
+use netreplay::network::{Arbitration, NetworkModel, Outcome, Selection};
+use netreplay::replay::simulate;
 use netreplay::{placement, topology, workload};
 
 fn replay(topo_spec: &str, wl: &str, ranks: u32, model: &NetworkModel, seed: u64) -> Outcome {

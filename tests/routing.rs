@@ -4,7 +4,8 @@
 mod common;
 
 use common::routed_point as point;
-use netreplay::network::{NetworkModel, Routing, simulate};
+use netreplay::network::{NetworkModel, Routing};
+use netreplay::replay::simulate;
 use netreplay::{topology, workload};
 
 /// Dragonfly p=2, a=4, h=2 (9 groups of 8 nodes). Under next-group traffic every packet of a group

@@ -231,7 +231,7 @@ fn dumpi_errors_say_which_rank_file_or_field_is_wrong() {
     // A lone rank file: recognised as DUMPI, detected or named, and told to give the .meta.
     let lone = scratch("dumpi-lone", "run-0000.bin");
     std::fs::copy("traces/dumpi/sst-dumpi-tests/testtrace-0000.bin", &lone).unwrap();
-    for format in [None, Some(Format::Dumpi)] {
+    for format in [None, Some(Format::DUMPI)] {
         let e = read_error(&lone, format);
         assert!(
             e.contains("a DUMPI rank file; give the trace's .meta file")

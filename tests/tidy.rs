@@ -1,6 +1,7 @@
 //! The code base's invariants, checked on the source tree (as rust-analyzer's tidy tests do): files
-//! stay small, comments say what code does rather than cite issue numbers, the network engine does
-//! not reach up into the layers that use it, and `--help` lists every registry entry.
+//! stay small, comments say what code does rather than cite issue numbers, no module imports one
+//! above it in the layers `ARCHITECTURE.md` lists (the network engine least of all), and `--help`
+//! lists every registry entry.
 
 use std::path::{Path, PathBuf};
 
@@ -55,50 +56,149 @@ fn comments_cite_no_issue_numbers() {
     assert!(found.is_empty(), "comments citing issues: {found:?}");
 }
 
-/// The modules above the network engine: it is driven through `network::Driver` and reads no
-/// files, specs or reports.
-const ABOVE_NETWORK: [&str; 7] = [
-    "trace",
-    "report",
-    "spec",
-    "run",
-    "campaign",
-    "cli",
-    "load_latency",
-];
+/// Known imports that still point up the layering, (from, to); a list that may only shrink.
+/// `error` names MPI tags in deadlock reports with `mpi::describe_tag`; `report` prints the campaign
+/// types that live beside the code that computes them.
+const UPWARD_EXCEPTIONS: [(&str, &str); 2] = [("error", "mpi"), ("report", "campaign")];
 
-/// Files of `src/network/` that still build the MPI runtime themselves (the entry points that
-/// replay a program); no other network file may use `crate::mpi`, and this list may only shrink.
-const NETWORK_FILES_USING_MPI: [&str; 4] = [
-    "src/network/instrumented.rs",
-    "src/network/jobs.rs",
-    "src/network/mod.rs",
-    "src/network/outcome.rs",
-];
+/// The layers of `ARCHITECTURE.md` ("## Layers"), top first: each line of its `text` block names
+/// the top-level modules of one layer (text after `#` is a comment).
+fn layers() -> Vec<Vec<String>> {
+    let doc = std::fs::read_to_string("ARCHITECTURE.md").unwrap();
+    let block = doc
+        .split("## Layers")
+        .nth(1)
+        .and_then(|rest| rest.split("```text\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("ARCHITECTURE.md has a `## Layers` section with a ```text block");
+    block
+        .lines()
+        .map(|l| {
+            let names = l.split('#').next().unwrap_or("");
+            names.split_whitespace().map(str::to_string).collect()
+        })
+        .filter(|layer: &Vec<String>| !layer.is_empty())
+        .collect()
+}
 
-#[test]
-fn the_network_engine_does_not_import_the_layers_above_it() {
+/// The top-level modules of `src/` and the files of each: `src/NAME.rs` or `src/NAME/`, with the
+/// workload generators (`generators/`, a child of `workload` by `#[path]`). Test-only files
+/// (`tests.rs`, `tests_*.rs`) are left out: tests may use anything.
+fn modules() -> Vec<(String, Vec<PathBuf>)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("src").unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        if name == "lib" || name == "main" {
+            continue;
+        }
+        let mut files = if path.is_dir() {
+            rust_files(&path)
+        } else {
+            vec![path]
+        };
+        if name == "workload" {
+            files.extend(rust_files(Path::new("generators")));
+        }
+        files.retain(|f| {
+            !f.file_stem()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("tests")
+        });
+        out.push((name, files));
+    }
+    out.sort();
+    out
+}
+
+/// The top-level modules `text` names as `crate::NAME` (`crate::{a, b::c}` too) in code, not in
+/// comments or in the unit tests at a file's end.
+fn imports(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
-    for p in rust_files(Path::new("src/network")) {
-        let text = std::fs::read_to_string(&p).unwrap();
-        let name = p.display().to_string();
-        // Unit tests at a file's end may use anything: they are not part of the layering.
-        let code_lines = text.lines().take_while(|l| l.trim() != "#[cfg(test)]");
-        for (i, line) in code_lines.enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            for module in ABOVE_NETWORK {
-                if code.contains(&format!("crate::{module}::"))
-                    || code.contains(&format!("crate::{module};"))
-                {
-                    found.push(format!("{name}:{}: crate::{module}", i + 1));
+    let code_lines = text.lines().take_while(|l| l.trim() != "#[cfg(test)]");
+    for (i, line) in code_lines.enumerate() {
+        let code = line.split("//").next().unwrap_or("");
+        for (at, _) in code.match_indices("crate::") {
+            let rest = &code[at + "crate::".len()..];
+            let names: Vec<&str> = match rest.strip_prefix('{') {
+                Some(group) => group.split(['}', ',']).map(str::trim).collect(),
+                None => vec![rest],
+            };
+            for n in names {
+                let module: String = n
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !module.is_empty() {
+                    found.push((i + 1, module));
                 }
-            }
-            if code.contains("crate::mpi") && !NETWORK_FILES_USING_MPI.contains(&name.as_str()) {
-                found.push(format!("{name}:{}: crate::mpi", i + 1));
             }
         }
     }
-    assert!(found.is_empty(), "imports from above the engine: {found:?}");
+    found
+}
+
+#[test]
+fn no_module_imports_one_above_it() {
+    let layers = layers();
+    let level = |m: &str| layers.iter().position(|l| l.iter().any(|n| n == m));
+    let mut found = Vec::new();
+    let mut exceptions_used = Vec::new();
+    for (module, files) in modules() {
+        let Some(here) = level(&module) else {
+            found.push(format!("`{module}` is in no layer of ARCHITECTURE.md"));
+            continue;
+        };
+        for f in files {
+            for (line, to) in imports(&std::fs::read_to_string(&f).unwrap()) {
+                // Layers are listed top first: a smaller index is higher up.
+                if level(&to).is_some_and(|there| there < here) {
+                    if UPWARD_EXCEPTIONS.contains(&(module.as_str(), to.as_str())) {
+                        exceptions_used.push((module.clone(), to));
+                    } else {
+                        found.push(format!("{}:{line}: {module} imports {to}", f.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "imports pointing up the layers: {found:#?}"
+    );
+    for (from, to) in UPWARD_EXCEPTIONS {
+        assert!(
+            exceptions_used.iter().any(|(f, t)| f == from && t == to),
+            "{from} no longer imports {to}: remove it from UPWARD_EXCEPTIONS"
+        );
+    }
+}
+
+#[test]
+fn the_network_engine_knows_nothing_above_it() {
+    // No exception may let the engine reach up: it is driven through `network::Driver` and reads no
+    // files, specs, programs or reports, and knows nothing of MPI.
+    assert!(UPWARD_EXCEPTIONS.iter().all(|&(from, _)| from != "network"));
+    let layers = layers();
+    let network = layers
+        .iter()
+        .position(|l| l.iter().any(|n| n == "network"))
+        .unwrap();
+    let mpi = layers
+        .iter()
+        .position(|l| l.iter().any(|n| n == "mpi"))
+        .unwrap();
+    assert!(mpi < network, "mpi sits above network in {layers:?}");
+}
+
+#[test]
+fn the_import_scanner_reads_grouped_imports_and_skips_comments_and_tests() {
+    let text = "use crate::{mpi, report::x};\n// crate::run\nlet a = crate::spec::Spec;\n\
+                #[cfg(test)]\nuse crate::cli;\n";
+    let found = imports(text);
+    let found: Vec<(usize, &str)> = found.iter().map(|(l, m)| (*l, m.as_str())).collect();
+    assert_eq!(found, [(1, "mpi"), (1, "report"), (3, "spec")]);
 }
 
 #[test]
@@ -119,6 +219,7 @@ fn help_lists_every_registry_entry() {
             .map(|p| p.name),
     );
     names.extend(netreplay::network::PRESETS.iter().map(|p| p.name));
+    names.extend(netreplay::trace::Format::all().map(|f| f.name()));
     let missing: Vec<&&str> = names
         .iter()
         .filter(|n| {

@@ -5,8 +5,9 @@
 //! intervals must sum to its finishing cycle, the link-load series must sum to the run's phits per
 //! class, and the critical path of BU is checked against its hand-derived length.
 
+use netreplay::network::NetworkModel;
 use netreplay::network::load_bins::LoadBins;
-use netreplay::network::{Instruments, NetworkModel, simulate, simulate_instrumented};
+use netreplay::replay::{Instruments, Replay, simulate};
 mod common;
 
 use common::timeline::{Checked, validate};
@@ -316,22 +317,17 @@ fn instruments_do_not_change_the_run() {
         cycles_per_second: 1e9,
     };
     let mut writer = TimelineWriter::new(Vec::new(), &meta).unwrap();
-    let (watched, cp) = simulate_instrumented(
-        topo.as_ref(),
-        &model,
-        &program,
-        &nodes,
-        7,
-        Instruments {
-            load: Some(&mut load),
-            observer: Some(&mut writer),
-            critical_path: true,
-            progress: None,
-        },
-    )
-    .unwrap();
+    let instruments = Instruments {
+        load: Some(&mut load),
+        observer: Some(&mut writer),
+        critical_path: true,
+        progress: None,
+    };
+    let replay = Replay::new(topo.as_ref(), &model, 7).unwrap();
+    let r = replay.program(&program, &nodes, instruments).unwrap();
+    let watched = r.outcome;
     assert_eq!(plain, watched);
-    let cp = cp.unwrap();
+    let cp = r.critical_path.unwrap();
     assert_eq!(
         cp.compute_cycles + cp.latency_cycles + cp.contention_cycles,
         cp.cycles

@@ -136,7 +136,7 @@ proptest! {
         let text: String = words.iter().flat_map(|w| [*w, " "]).collect();
         std::fs::write(&path, text).unwrap();
         let opts = ReadOptions {
-            format: Some(if fsin { Format::Fsin } else { Format::SimGrid }),
+            format: Some(if fsin { Format::FSIN } else { Format::SIMGRID }),
             ..ReadOptions::default()
         };
         let _ = trace::read_any(&path, &opts);

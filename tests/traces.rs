@@ -264,7 +264,7 @@ fn irecv_overlaps_computation_exactly() {
     let model = netreplay::network::NetworkModel::default();
     for (text, cycles) in [(overlapped, 100), (serial, 118)] {
         let p = trace::parser::parse("t", text.as_bytes()).unwrap();
-        let o = netreplay::network::simulate(topo.as_ref(), &model, &p, &[0, 1], 1).unwrap();
+        let o = netreplay::replay::simulate(topo.as_ref(), &model, &p, &[0, 1], 1).unwrap();
         assert_eq!(o.completion_cycles, cycles, "{text}");
         assert_eq!(o.messages, 1);
     }

@@ -3,7 +3,8 @@
 //! completes without deadlock (the topology's virtual channels, a second set for the second leg of a
 //! non-minimal path) and every phit injected is delivered exactly once.
 
-use netreplay::network::{NetworkModel, Routing, Selection, simulate};
+use netreplay::network::{NetworkModel, Routing, Selection};
+use netreplay::replay::simulate;
 use netreplay::{placement, topology, workload};
 
 const WORKLOADS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];

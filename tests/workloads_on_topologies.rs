@@ -2,7 +2,8 @@
 //! 10, 1000 and 100000 bytes: it completes without deadlock, every phit injected is delivered exactly
 //! once, the counters agree with the program, and the same seed gives the same result.
 
-use netreplay::network::{NetworkModel, Outcome, simulate};
+use netreplay::network::{NetworkModel, Outcome};
+use netreplay::replay::simulate;
 use netreplay::{placement, topology, workload};
 
 const WORKLOADS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];

@@ -392,7 +392,8 @@ fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
     for c in &cfg.candidates {
         let topo = crate::topology::build(&c.topology)?;
         let network = c.network(&cfg.network);
-        let non_minimal = network.routing.build(topo.as_ref())?.non_minimal();
+        network.routing.check(topo.as_ref())?;
+        let non_minimal = network.routing.non_minimal();
         let bytes = crate::network::memory::engine_bytes(topo.as_ref(), &network, non_minimal);
         if bytes > largest.0 {
             largest = (bytes, c.label.clone());

@@ -161,7 +161,7 @@ pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
             config_hash: hash,
             config: cfg.clone(),
         };
-        crate::report::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
+        crate::output::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
     }
     Ok(())
 }

@@ -57,7 +57,7 @@ pub(super) enum TraceAction {
         #[arg(long)]
         json: bool,
         /// The trace's format, as the trace workload's `format=` names it (default: detect it).
-        #[arg(long, default_value = "auto", value_parser = trace::Format::NAMES)]
+        #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(trace::Format::names()))]
         format: String,
     },
 }

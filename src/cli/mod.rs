@@ -6,11 +6,12 @@ use crate::load_latency::{self, SweepConfig};
 use crate::network::Routing;
 use crate::report::{self, TopologyReport};
 use crate::run::{self, RunConfig};
-use crate::{campaign, topology, trace, workload};
+use crate::{campaign, output, topology, trace, workload};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
 mod args;
+mod growth;
 mod values;
 use args::{ShowProgress, SlurmArgs, TraceAction};
 use values::{parse_model, parse_routing, parse_routings, placement_help, registry_help};
@@ -62,6 +63,19 @@ enum Command {
         /// Trials per 5% step of the fault-tolerance measure (1 to 100000).
         #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         trials: u32,
+        /// DSN-F only: grow the network to this many nodes (seed 002 §III-D, Fig. 4) and print, per
+        /// step, the cables added and removed, diameter and average shortest path length.
+        #[arg(long, value_name = "NODES")]
+        grow_to: Option<u32>,
+        /// Nodes added per growth step.
+        #[arg(long, default_value_t = 64, requires = "grow_to")]
+        step: u32,
+        /// Print the growth as CSV.
+        #[arg(long, requires = "grow_to", conflicts_with = "json")]
+        csv: bool,
+        /// Also write the growth's Fig. 4 plot (SVG) to this file.
+        #[arg(long, value_name = "FILE", requires = "grow_to")]
+        svg: Option<PathBuf>,
     },
     /// Replay one workload over one topology and print the completion time and counters.
     Run {
@@ -254,9 +268,19 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Topology {
             spec,
             json,
+            grow_to: Some(to),
+            step,
+            csv,
+            svg,
+            ..
+        } => growth::grow(&spec, to, step, json, csv, svg.as_deref())?,
+        Command::Topology {
+            spec,
+            json,
             exact,
             fault_tolerance,
             trials,
+            ..
         } => {
             let topo = topology::build(&spec)?;
             let budget = if exact {
@@ -317,13 +341,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             cfg.max_memory = max_memory;
             cfg.progress = report::progress::Show::choose(show.progress, show.quiet);
             if let Some(path) = &out {
-                report::prepare_output(path)?;
+                output::prepare_output(path)?;
             }
             for path in [&timeline, &html].into_iter().flatten() {
-                report::prepare_output(path)?;
+                output::prepare_output(path)?;
             }
             if let Some(dir) = &link_load {
-                report::prepare_dir(dir)?;
+                output::prepare_dir(dir)?;
             }
             cfg.timeline = timeline;
             cfg.link_load = link_load.is_some() || html.is_some();
@@ -337,13 +361,13 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 print!("{}", report::run_text(&r));
             }
             if let Some(path) = out {
-                report::write_atomic(&path, text.as_bytes())?;
+                output::write_atomic(&path, text.as_bytes())?;
             }
             if let (Some(dir), Some(series)) = (&link_load, &r.link_load) {
                 report::link_load::write_all(series, dir)?;
             }
             if let Some(path) = html {
-                report::write_atomic(&path, report::html::run(&r).as_bytes())?;
+                output::write_atomic(&path, report::html::run(&r).as_bytes())?;
             }
         }
         Command::Campaign {
@@ -392,7 +416,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let jobs = jobs.unwrap_or_else(rayon::current_num_threads);
-            report::interrupt::describe(&format!(
+            output::interrupt::describe(&format!(
                 "campaign {} into {}: the runs finished so far are kept; rerun with the same --out \
                  to run only the rest",
                 config.display(),
@@ -424,20 +448,11 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Command::Trace {
             action: TraceAction::Check { file, json, format },
         } => {
-            // Read without the cache: a check leaves nothing beside the trace, and the counts of the MPI
-            // calls come from the readers.
             let opts = trace::ReadOptions {
                 format: trace::Format::parse(&format)?,
                 ..trace::ReadOptions::default()
             };
-            let wl = trace::TraceWorkload::open_with(
-                &file.display().to_string(),
-                &opts,
-                &trace::cache::Location::Off,
-                String::new(),
-            )?;
-            let ranks = workload::Generator::ranks(&wl).unwrap_or(0);
-            let c = trace::check::check(&workload::Generator::generate(&wl, ranks)?)?;
+            let c = trace::check::check_file(&file, &opts)?;
             print!(
                 "{}",
                 if json {
@@ -455,15 +470,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             format,
             max_memory,
         } => {
-            let format = match format.as_str() {
-                "native" => trace::Format::Native,
-                "trc" | "fsin" => trace::Format::Fsin,
-                other => {
-                    return Err(Error::Invalid(format!(
-                        "--format {other}: accepted are native and trc"
-                    )));
-                }
-            };
+            let format = trace::Format::parse_writable(&format)?;
             let wl = workload::build(&spec)?;
             if wl.ranks.is_some_and(|r| r != ranks) {
                 return Err(Error::Invalid(format!(
@@ -477,7 +484,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                     "--ranks {ranks} is more than the simulator handles (at most {max})"
                 )));
             }
-            report::prepare_output(&out)?;
+            output::prepare_output(&out)?;
             if let Some(bytes) = wl.generator.bytes_bound(ranks) {
                 crate::network::memory::check(
                     bytes,
@@ -534,7 +541,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
             phases.drain_cycles = drain.unwrap_or(phases.drain_cycles);
             phases.sample_periods = samples.unwrap_or(phases.sample_periods);
             if let Some(dir) = &out {
-                report::prepare_dir(dir)?;
+                output::prepare_dir(dir)?;
             }
             let curves = load_latency::sweep(&cfg)?;
             let text = report::json(&curves) + "\n";
@@ -547,7 +554,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
                 let csv = report::load_latency::csv(&curves);
                 let svg = report::load_latency::svg(&curves);
                 let html = report::html::load_latency(&curves);
-                report::write_set(
+                output::write_set(
                     &dir,
                     &[
                         ("load-latency.json", text.as_bytes()),

@@ -50,7 +50,7 @@ fn named_lines<'a>(entries: impl Iterator<Item = (&'a str, &'a str)>) -> String 
 /// The registries' lists for the top-level `--help`.
 pub(super) fn registry_help() -> String {
     format!(
-        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nOutput selection ([network] selection):\n{}\n\nNetwork presets ([network] preset):\n{}\n\nCost models (a campaign's `cost`):\n{}",
+        "Topologies:\n{}\n\nWorkloads (size = message bytes; ranks = N optional):\n{}\n\nPlacements:\n{}\n\nTraffic patterns (load-latency):\n{}\n\nRouting algorithms (--routing, [network] routing):\n{}\n\nOutput selection ([network] selection):\n{}\n\nNetwork presets ([network] preset):\n{}\n\nCost models (a campaign's `cost`):\n{}\n\nTrace formats (trace:format=, trace check --format; default auto, detected):\n{}",
         topology::REGISTRY.help(),
         workload::REGISTRY.help(),
         placement::REGISTRY.help(),
@@ -63,5 +63,6 @@ pub(super) fn registry_help() -> String {
         ),
         named_lines(crate::network::PRESETS.iter().map(|p| (p.name, p.help))),
         crate::cost::REGISTRY.help(),
+        crate::trace::Format::help(),
     )
 }

@@ -11,6 +11,7 @@
 //! 9:3,4-thin-tree 700/6115, 9:3,6-slender-tree 694/6169) and so every U cost of Table 3; counting only
 //! switches above placed nodes gives one leaf switch (and its up-links) fewer on the two odd cases.
 
+pub mod layout;
 mod seed000;
 mod seed003;
 mod seed004;

@@ -5,10 +5,12 @@
 //! them plus 2 m of overhead.
 //!
 //! The seed lays out its own families only (FleX: one rack per y-column of each layer). For the families
-//! here we choose one generic layout, documented in `docs/modelling-choices.md`: switches fill racks of
-//! `per_rack` in id order (a tree's ids run level by level, a mesh's in coordinate order), racks stand on
-//! a square grid `pitch` metres apart, and a link inside one rack is 2 m (the overhead alone).
+//! here we choose one generic layout (`layout::SEED003`), documented in `docs/modelling-choices.md`:
+//! switches fill racks of `per_rack` in the family's layout order (ids: a tree's run level by level, a
+//! mesh's in coordinate order; DSN-F's super-node by super-node), racks stand on a square grid `pitch`
+//! metres apart, and a link inside one rack is 2 m (the overhead alone).
 
+use super::layout::{self, FloorLayout};
 use super::{Cost, CostModel, Inventory};
 use crate::error::Result;
 use crate::spec::Entry;
@@ -47,9 +49,14 @@ impl Seed003 {
         (0.1167 * metres + 4.3410) * f64::from(self.gbps)
     }
 
-    fn rack_xy(&self, switch: u32, side: u32) -> (i64, i64) {
-        let rack = switch / self.per_rack;
-        (i64::from(rack % side), i64::from(rack / side))
+    /// The rack grid: `per_rack` switches a rack, `pitch` metres apart (`layout::SEED003`).
+    fn layout(&self) -> FloorLayout {
+        FloorLayout {
+            per_cabinet: self.per_rack,
+            width_m: f64::from(self.pitch),
+            depth_m: f64::from(self.pitch),
+            ..layout::SEED003
+        }
     }
 }
 
@@ -62,8 +69,7 @@ impl CostModel for Seed003 {
     }
 
     fn price(&self, topo: &dyn Topology, inventory: &Inventory) -> Result<Cost> {
-        let racks = topo.switches().div_ceil(self.per_rack).max(1);
-        let side = (f64::from(racks).sqrt().ceil() as u32).max(1);
+        let placed = self.layout().place(topo);
         let routers: f64 = inventory
             .switches
             .iter()
@@ -73,12 +79,7 @@ impl CostModel for Seed003 {
         let switch_cables: f64 = inventory
             .switch_links
             .iter()
-            .map(|&(a, b)| {
-                let (xa, ya) = self.rack_xy(a, side);
-                let (xb, yb) = self.rack_xy(b, side);
-                let manhattan = ((xa - xb).abs() + (ya - yb).abs()) as f64 * f64::from(self.pitch);
-                self.cable(manhattan + 2.0)
-            })
+            .map(|&(a, b)| self.cable(placed.cable_m(a, b)))
             .sum();
         let connected_ports: usize = inventory
             .switches

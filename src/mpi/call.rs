@@ -27,6 +27,9 @@ pub enum Source {
     Rank(u32),
     /// MPI_ANY_SOURCE: resolved from the [`Status`] the trace recorded for the completed receive.
     Any,
+    /// MPI_ANY_SOURCE in a format that records no status (SimGrid's `-333`), on MPI_COMM_WORLD:
+    /// left to the replay, which matches it in arrival order ([`crate::workload::ANY_SOURCE`]).
+    Arrival,
 }
 
 /// The tag a receive asks for.

@@ -26,6 +26,10 @@ use std::collections::VecDeque;
 #[path = "watch.rs"]
 mod watch;
 use watch::Watch;
+#[path = "graph_run.rs"]
+mod graph_run;
+#[path = "matching.rs"]
+mod matching;
 
 pub use super::replay_stats::{MpiStats, TimeSplit};
 
@@ -110,6 +114,10 @@ pub struct Ranks<'p> {
     finished: u32,
     /// Instruments for the timeline and the critical path; `None`: no cost.
     watch: Option<Box<Watch<'p>>>,
+    /// Dependency bookkeeping when the program is a graph (`graph_run.rs`).
+    graph: Option<Box<graph_run::GraphState>>,
+    /// Any-source receive queues, for programs that have such receives (`matching.rs`).
+    any: Option<Box<matching::AnySource>>,
 }
 
 impl<'p> Ranks<'p> {
@@ -135,11 +143,18 @@ impl<'p> Ranks<'p> {
             stats: MpiStats::default(),
             finished: 0,
             watch: None,
+            graph: program
+                .graph()
+                .map(|g| Box::new(graph_run::GraphState::new(g))),
+            any: matching::AnySource::needed(program),
         }
     }
 
     /// Runs `rank` from its program counter until it blocks or ends, appending what it asks to `out`.
     pub fn advance(&mut self, rank: u32, out: &mut Vec<Step>) {
+        if self.graph.is_some() {
+            return self.advance_graph(rank, out);
+        }
         let ops = self.program.rank_ops(rank);
         let r = rank as usize;
         while let Some(op) = ops.get(self.pc[r] as usize) {
@@ -208,17 +223,7 @@ impl<'p> Ranks<'p> {
                 return;
             }
         }
-        self.finished += 1;
-        if self.watch.is_some() {
-            self.regions_at(rank);
-            let w = self.watch.as_deref_mut().expect("checked");
-            if let Some(obs) = w.observer.as_deref_mut() {
-                obs.finished(rank, self.now);
-            }
-            if let Some(t) = w.tracker.as_mut() {
-                t.finished(rank, self.now);
-            }
-        }
+        self.rank_finished(rank);
     }
 
     fn wait_on(&mut self, rank: u32, block: Block) {
@@ -320,23 +325,12 @@ impl<'p> Ranks<'p> {
 
     /// Posts receive `req` at `rank`; returns true if an unexpected eager message completed it at once.
     fn post(&mut self, rank: u32, from: u32, tag: u64, req: u32, out: &mut Vec<Step>) -> bool {
-        let key = (rank, from, tag);
-        let arrival = match self.unexpected.get_mut(&key) {
-            Some(q) => {
-                let a = q.pop_front().expect("empty queues are removed");
-                if q.is_empty() {
-                    self.unexpected.remove(&key);
-                }
-                Some(a)
-            }
-            None => None,
-        };
-        match arrival {
-            Some(Arrival::Eager) => {
+        match self.take_unexpected(rank, from, tag) {
+            Some((from, Arrival::Eager)) => {
                 self.tell_received(rank, from, tag);
                 true
             }
-            Some(Arrival::Rts(id)) => {
+            Some((from, Arrival::Rts(id))) => {
                 self.rendezvous[id as usize].recv_req = req;
                 self.pending
                     .insert((rank, req), Pending::Data { from, tag });
@@ -345,7 +339,7 @@ impl<'p> Ranks<'p> {
                 false
             }
             None => {
-                self.posted.entry(key).or_default().push_back(req);
+                self.post_waiting(rank, from, tag, req);
                 self.pending
                     .insert((rank, req), Pending::Recv { from, tag });
                 self.outstanding[rank as usize] += 1;
@@ -364,15 +358,10 @@ impl<'p> Ranks<'p> {
         arrival: Arrival,
         out: &mut Vec<Step>,
     ) -> bool {
-        let key = (to, from, tag);
-        let Some(queue) = self.posted.get_mut(&key) else {
-            self.unexpected.entry(key).or_default().push_back(arrival);
+        let Some(req) = self.take_posted(to, from, tag) else {
+            self.keep_unexpected(to, from, tag, arrival);
             return false;
         };
-        let req = queue.pop_front().expect("empty posted queues are removed");
-        if queue.is_empty() {
-            self.posted.remove(&key);
-        }
         match arrival {
             Arrival::Eager => {
                 self.tell_received(to, from, tag);
@@ -389,6 +378,10 @@ impl<'p> Ranks<'p> {
 
     /// Request `req` of `rank` completed; returns true if that released the rank.
     fn complete(&mut self, rank: u32, req: u32) -> bool {
+        if self.graph.is_some() {
+            self.complete_graph(rank, req);
+            return true;
+        }
         self.pending.remove(&(rank, req));
         let r = rank as usize;
         self.outstanding[r] -= 1;
@@ -560,7 +553,11 @@ impl Driver for Ranks<'_> {
         self.now = now;
         self.woke(who);
         let mark = out.len();
-        self.advance(who, out);
+        if self.graph.is_some() {
+            self.wake_graph(who, out);
+        } else {
+            self.advance(who, out);
+        }
         self.track_issued(mark, out);
     }
 
@@ -569,6 +566,9 @@ impl Driver for Ranks<'_> {
     }
 
     fn blocked(&self) -> Vec<(u32, u32, u64)> {
+        if self.graph.is_some() {
+            return self.blocked_graph();
+        }
         Ranks::blocked(self).collect()
     }
 }

@@ -82,6 +82,21 @@ impl<'p> Ranks<'p> {
         }
     }
 
+    /// `rank` reached the end of its program: counted, and told to the instruments.
+    pub(super) fn rank_finished(&mut self, rank: u32) {
+        self.finished += 1;
+        if self.watch.is_some() {
+            self.regions_at(rank);
+            let w = self.watch.as_deref_mut().expect("checked");
+            if let Some(obs) = w.observer.as_deref_mut() {
+                obs.finished(rank, self.now);
+            }
+            if let Some(t) = w.tracker.as_mut() {
+                t.finished(rank, self.now);
+            }
+        }
+    }
+
     /// Tells the observer that a receive of `rank` got its data from `from` with `tag` now.
     pub(super) fn tell_received(&mut self, rank: u32, from: u32, tag: u64) {
         if let Some(obs) = self

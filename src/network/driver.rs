@@ -1,9 +1,9 @@
 //! What drives traffic into the engine: closed-loop rank programs or open-loop sources.
 //!
 //! The engine moves messages; a [`Driver`] decides which messages exist and when. Rank programs
-//! (seed 004's reactive sources, [`crate::mpi::runtime::Ranks`]) issue sends as receives complete; open-loop sources
-//! (`open_loop.rs`) generate packets at a rate, whatever the network does. Both speak in [`Step`]s, with
-//! ranks mapped to nodes by the placement.
+//! (seed 004's reactive sources: the MPI runtime, a layer above) issue sends as receives complete;
+//! open-loop sources (`open_loop.rs`) generate packets at a rate, whatever the network does. Both
+//! speak in [`Step`]s, with ranks mapped to nodes by the placement.
 
 /// What a driver asks of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,16 +4,15 @@
 //!
 //! The estimate counts the engine's flat arrays (per switch port and virtual channel: a buffer, its
 //! credits and FIFO slots; per port and node: a channel with its busy time, phit count and waiter
-//! list; per node: its injection queue), the packet slab at its largest (every FIFO slot full plus a
-//! packet on each injection link), and the program's operations. Messages in flight and the event
-//! queue grow with the workload's parallelism and are left out; they are small next to the arrays on
-//! the networks where the estimate matters.
+//! list; per node: its injection queue) and the packet slab at its largest (every FIFO slot full plus
+//! a packet on each injection link); a program's operations are `crate::replay::program_bytes`'s.
+//! Messages in flight and the event queue grow with the workload's parallelism and are left out;
+//! they are small next to the arrays on the networks where the estimate matters.
 
 use super::NetworkModel;
 use super::engine::{RECORD_BYTES, ROUTE_BYTES};
 use crate::error::{Error, Result};
 use crate::topology::Topology;
-use crate::workload::{Op, Program};
 
 /// Bytes the engine will allocate for `topo` under `model` (`non_minimal`: the routing uses a
 /// second set of virtual channels); the flow model's own arrays when `model` chooses it.
@@ -60,14 +59,6 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
         + ports * 4
         + switches * 4
         + packets
-}
-
-/// Bytes `program` holds (its operations).
-pub fn program_bytes(program: &Program) -> u64 {
-    let ops: u64 = (0..program.ranks())
-        .map(|r| program.rank_ops(r).len() as u64)
-        .sum();
-    ops * std::mem::size_of::<Op>() as u64 + u64::from(program.ranks()) * 8
 }
 
 /// Memory the machine can give now: `MemAvailable` of `/proc/meminfo` (Linux), else `None`.

@@ -1,14 +1,14 @@
 //! The network engine: switches, links, credits, arbitration and the event loop.
 //!
-//! It replays a [`Program`] whose ranks sit on nodes (the placement) over a [`Topology`], under the
-//! switch and node model of seed 004 §3.1 ([`NetworkModel`], in `model.rs`), and returns an [`Outcome`]. It knows
-//! nothing of files, formats or spec strings.
+//! It moves the messages a [`Driver`] issues between nodes of a [`Topology`], under the switch and
+//! node model of seed 004 §3.1 ([`NetworkModel`], in `model.rs`), and returns an [`Outcome`]. A
+//! [`Network`] is the one way in: the topology, the model checked against it and its routing prepared,
+//! built once; [`Network::flit`] and [`Network::flow`] run a driver on either engine. It knows nothing
+//! of files, formats, spec strings or MPI (the rank programs' driver lives above, in `crate::mpi`).
 
 pub mod driver;
 mod engine;
 pub mod flow;
-mod instrumented;
-mod jobs;
 pub mod load_bins;
 pub mod memory;
 mod model;
@@ -22,16 +22,16 @@ mod wheel;
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, Step};
 pub use flow::Model;
-pub use instrumented::{Instruments, simulate_instrumented};
 pub use model::{Arbitration, CreditUnit, LoserRetry, NetworkModel, PRESETS, Preset};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
-pub use progress::{Progress, program_phits};
+pub use progress::Progress;
 pub use selection::Selection;
 
 use crate::error::{Error, Result};
+use crate::routing::PathChoice;
 use crate::topology::Topology;
-use crate::workload::Program;
+use load_bins::LoadBins;
 use serde::Serialize;
 
 /// The last cycle a simulation may reach (2^63, about 292 years at 1 GHz). A wake-up asked for past it
@@ -45,165 +45,114 @@ pub(crate) fn cycle_after(now: u64, cycles: u64) -> Option<u64> {
     now.checked_add(cycles).filter(|&at| at <= MAX_CYCLE)
 }
 
-/// Replays `program` with rank r on node `rank_node[r]` over `topo`, from an empty network until every
-/// message is consumed and the network is empty again (seed 004 §3.3). Deterministic for a given seed.
-pub fn simulate(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    program: &Program,
-    rank_node: &[u32],
-    seed: u64,
-) -> Result<Outcome> {
-    simulate_observed(topo, model, program, rank_node, seed, None)
+/// A network ready to simulate on: a topology, a model checked against it, and the model's routing
+/// algorithm prepared for it (UGAL's and LBR's all-pairs distances). Built and validated once, then
+/// run as often as wanted (a shared run and each job alone, every point of a load-latency curve):
+/// each run starts from a copy of the prepared routing, as if prepared anew.
+pub struct Network<'a> {
+    topology: &'a dyn Topology,
+    model: &'a NetworkModel,
+    routing: Box<dyn PathChoice>,
 }
 
-/// Checks a run's inputs before anything is built: the model on this topology, the program, and a
-/// placement that maps every rank.
-fn check_inputs(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    program: &Program,
-    rank_node: &[u32],
-) -> Result<()> {
-    model.validate(topo)?;
-    program.validate()?;
-    if rank_node.len() != program.ranks() as usize {
-        return Err(Error::Invalid(format!(
-            "placement maps {} ranks but the workload has {}",
-            rank_node.len(),
-            program.ranks()
-        )));
+/// What one run adds to a [`Network`]: where the driver's ranks sit, the seed, and what watches.
+#[derive(Default)]
+pub struct Run<'a> {
+    /// Node of each of the driver's ranks (rank r on `rank_node[r]`).
+    pub rank_node: &'a [u32],
+    /// Seed of every random choice of the run (deterministic for a seed).
+    pub seed: u64,
+    /// Publish progress here as the run goes, phits delivered included.
+    pub progress: Option<&'a Progress>,
+    /// Record link load per class in time bins (the flit engine only).
+    pub load: Option<&'a mut LoadBins>,
+}
+
+impl std::fmt::Debug for Run<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("ranks", &self.rank_node.len())
+            .field("seed", &self.seed)
+            .field("progress", &self.progress.is_some())
+            .field("load", &self.load.is_some())
+            .finish()
     }
-    Ok(())
 }
 
-/// Replays what `driver` issues over the engine the model names: the flit engine (with link load
-/// recorded into `load`, if given) or the flow model (which has no packets to bin: `load` is refused).
-/// The one place that chooses between them.
-fn replay<'a, D: Driver>(
-    topo: &'a dyn Topology,
-    model: &NetworkModel,
-    driver: D,
-    rank_node: &'a [u32],
-    seed: u64,
-    progress: Option<&'a Progress>,
-    load: Option<&'a mut load_bins::LoadBins>,
-) -> Result<(Outcome, D)> {
-    let counted = progress::Counted {
-        inner: driver,
-        progress,
-        packet_phits: u64::from(model.packet_phits),
-    };
-    let (outcome, counted) = replay_counted(topo, model, counted, rank_node, seed, progress, load)?;
-    Ok((outcome, counted.inner))
-}
+impl<'a> Network<'a> {
+    /// Checks `model` on `topology` (once: the engines trust it) and prepares its routing.
+    pub fn new(topology: &'a dyn Topology, model: &'a NetworkModel) -> Result<Self> {
+        model.validate(topology)?;
+        let routing = model.routing.build(topology)?;
+        Ok(Network {
+            topology,
+            model,
+            routing,
+        })
+    }
 
-/// [`replay`] of a driver that counts the phits it is delivered.
-fn replay_counted<'a, D: Driver>(
-    topo: &'a dyn Topology,
-    model: &NetworkModel,
-    driver: progress::Counted<'a, D>,
-    rank_node: &'a [u32],
-    seed: u64,
-    progress: Option<&'a Progress>,
-    load: Option<&'a mut load_bins::LoadBins>,
-) -> Result<(Outcome, progress::Counted<'a, D>)> {
-    if model.model == Model::Flow {
-        if load.is_some() {
+    /// The topology it simulates.
+    pub fn topology(&self) -> &'a dyn Topology {
+        self.topology
+    }
+
+    /// The model it simulates, checked on the topology.
+    pub fn model(&self) -> &'a NetworkModel {
+        self.model
+    }
+
+    /// Replays what `driver` issues on the flit engine, from an empty network until the driver is
+    /// complete and the network empty again (seed 004 §3.3); returns the outcome and the driver (for
+    /// its statistics).
+    pub fn flit<'r, D: Driver>(&'r self, driver: D, run: Run<'r>) -> Result<(Outcome, D)> {
+        let counted = self.counted(driver, run.progress);
+        let (outcome, counted) = engine::Engine::new(
+            self.topology,
+            self.model,
+            self.routing.clone(),
+            counted,
+            run.rank_node,
+            run.seed,
+        )
+        .observed(run.progress)
+        .recording(run.load)
+        .run()?;
+        Ok((outcome, counted.inner))
+    }
+
+    /// Replays what `driver` issues with the flow model (`flow/`), which has no packets to bin: a
+    /// link-load recorder is refused.
+    pub fn flow<'r, D: Driver>(&'r self, driver: D, run: Run<'r>) -> Result<(Outcome, D)> {
+        if run.load.is_some() {
             return Err(Error::Invalid(
                 "link load over time (--link-load) needs the flit model (`model = \"flit\"`)"
                     .into(),
             ));
         }
-        return flow::simulate_driver(topo, model, driver, rank_node, seed, progress);
+        let counted = self.counted(driver, run.progress);
+        let (outcome, counted) = flow::simulate_driver(
+            self.topology,
+            self.model,
+            counted,
+            run.rank_node,
+            run.seed,
+            run.progress,
+        )?;
+        Ok((outcome, counted.inner))
     }
-    let paths = model.routing.build(topo)?;
-    engine::Engine::new(topo, model, paths, driver, rank_node, seed)
-        .observed(progress)
-        .recording(load)
-        .run()
-}
 
-/// [`simulate`], publishing its progress into `progress` as it runs.
-pub fn simulate_observed(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    program: &Program,
-    rank_node: &[u32],
-    seed: u64,
-    progress: Option<&Progress>,
-) -> Result<Outcome> {
-    check_inputs(topo, model, program, rank_node)?;
-    let ranks = crate::mpi::runtime::Ranks::new(program);
-    let (mut outcome, ranks) = replay(topo, model, ranks, rank_node, seed, progress, None)?;
-    outcome.attach_mpi(ranks.stats());
-    Ok(outcome)
-}
-
-/// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
-#[derive(Debug, Clone, Copy)]
-pub struct Job<'p> {
-    /// What its ranks do.
-    pub program: &'p Program,
-    /// Node of each rank (disjoint from every other job's).
-    pub nodes: &'p [u32],
-    /// Cycle at which its ranks start.
-    pub start: u64,
-}
-
-/// Replays several jobs at once over the shared network; returns the whole run's outcome and the cycle
-/// at which each job completed (its last rank finished and its last message was consumed).
-pub fn simulate_jobs(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    jobs: &[Job],
-    seed: u64,
-) -> Result<(Outcome, Vec<u64>)> {
-    simulate_jobs_observed(topo, model, jobs, seed, None)
-}
-
-/// [`simulate_jobs`], publishing its progress into `progress` as it runs.
-pub fn simulate_jobs_observed(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    jobs: &[Job],
-    seed: u64,
-    progress: Option<&Progress>,
-) -> Result<(Outcome, Vec<u64>)> {
-    model.validate(topo)?;
-    let mut used = vec![false; topo.nodes() as usize];
-    let mut rank_node = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        job.program.validate()?;
-        if job.nodes.len() != job.program.ranks() as usize {
-            return Err(Error::Invalid(format!(
-                "job {j}: placement maps {} ranks but the workload has {}",
-                job.nodes.len(),
-                job.program.ranks()
-            )));
+    /// `driver`, counting the phits it is delivered into `progress`.
+    fn counted<'r, D: Driver>(
+        &self,
+        driver: D,
+        progress: Option<&'r Progress>,
+    ) -> progress::Counted<'r, D> {
+        progress::Counted {
+            inner: driver,
+            progress,
+            packet_phits: u64::from(self.model.packet_phits),
         }
-        for &n in job.nodes {
-            if n >= topo.nodes() || std::mem::replace(&mut used[n as usize], true) {
-                return Err(Error::Invalid(format!(
-                    "job {j}: node {n} is outside the machine or already used by another job"
-                )));
-            }
-        }
-        rank_node.extend_from_slice(job.nodes);
     }
-    let drivers = jobs
-        .iter()
-        .map(|j| crate::mpi::runtime::Ranks::new(j.program))
-        .collect();
-    let starts = jobs.iter().map(|j| j.start).collect();
-    let driver = jobs::Jobs::new(drivers, starts);
-    let (outcome, driver) = replay(topo, model, driver, &rank_node, seed, progress, None)?;
-    let completed = driver
-        .completed_at
-        .iter()
-        .map(|c| c.unwrap_or(outcome.completion_cycles))
-        .collect();
-    Ok((outcome, completed))
 }
 
 /// One point of a load-latency curve: what an open-loop run at one offered load measured.
@@ -237,62 +186,63 @@ pub struct LoadPoint {
     pub link_classes: Vec<stats::ClassLoad>,
 }
 
-/// Runs open-loop traffic whose destinations `dest` gives (see [`crate::traffic`]) at the load and
-/// phases of `params`, one source per node.
-pub fn simulate_open_loop(
-    topo: &dyn Topology,
-    model: &NetworkModel,
-    dest: &crate::traffic::Destinations,
-    params: &OpenLoopParams,
-    seed: u64,
-) -> Result<LoadPoint> {
-    model.validate(topo)?;
-    params.validate()?;
-    if model.model == Model::Flow {
-        return Err(Error::Invalid(
-            "load-latency curves need the flit model (`model = \"flit\"`): open-loop packets of one \
-             packet each have no flow-level meaning"
-                .into(),
-        ));
+impl Network<'_> {
+    /// Runs open-loop traffic whose destinations `dest` gives (see [`crate::traffic`]) at the load
+    /// and phases of `params`, one source per node, on the flit engine.
+    pub fn open_loop(
+        &self,
+        dest: &crate::traffic::Destinations,
+        params: &OpenLoopParams,
+        seed: u64,
+    ) -> Result<LoadPoint> {
+        let (topo, model) = (self.topology, self.model);
+        params.validate()?;
+        if model.model == Model::Flow {
+            return Err(Error::Invalid(
+                "load-latency curves need the flit model (`model = \"flit\"`): open-loop packets of \
+                 one packet each have no flow-level meaning"
+                    .into(),
+            ));
+        }
+        let nodes = topo.nodes();
+        let identity: Vec<u32> = (0..nodes).collect();
+        let sources = open_loop::OpenLoop::new(
+            dest,
+            params,
+            model.packet_phits,
+            model.packet_bytes(),
+            nodes,
+            seed,
+        );
+        let (outcome, sources) =
+            engine::Engine::new(topo, model, self.routing.clone(), sources, &identity, seed)
+                .run()?;
+        let s = &sources.stats;
+        let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
+        let generated = s.generated_in_window as f64 / per_node_cycle;
+        let accepted = s.consumed_in_window as f64 / per_node_cycle;
+        let measured = s.measured_consumed.max(1) as f64;
+        let hops: u64 = s
+            .hop_histogram
+            .iter()
+            .enumerate()
+            .map(|(h, n)| h as u64 * n)
+            .sum();
+        Ok(LoadPoint {
+            offered: params.load,
+            generated,
+            accepted,
+            packets_measured: s.measured_generated,
+            mean_latency: s.latency_sum as f64 / measured,
+            max_latency: s.latency_max,
+            mean_hops: hops as f64 / measured,
+            hop_histogram: s.hop_histogram.clone(),
+            saturated: s.measured_consumed < s.measured_generated
+                || accepted < 0.95 * generated
+                || s.latency_grows(),
+            sample_latencies: s.sample_latencies(),
+            cycles: outcome.completion_cycles,
+            link_classes: outcome.link_classes,
+        })
     }
-    let nodes = topo.nodes();
-    let identity: Vec<u32> = (0..nodes).collect();
-    let sources = open_loop::OpenLoop::new(
-        dest,
-        params,
-        model.packet_phits,
-        model.packet_bytes(),
-        nodes,
-        seed,
-    );
-    let paths = model.routing.build(topo)?;
-    let (outcome, sources) =
-        engine::Engine::new(topo, model, paths, sources, &identity, seed).run()?;
-    let s = &sources.stats;
-    let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
-    let generated = s.generated_in_window as f64 / per_node_cycle;
-    let accepted = s.consumed_in_window as f64 / per_node_cycle;
-    let measured = s.measured_consumed.max(1) as f64;
-    let hops: u64 = s
-        .hop_histogram
-        .iter()
-        .enumerate()
-        .map(|(h, n)| h as u64 * n)
-        .sum();
-    Ok(LoadPoint {
-        offered: params.load,
-        generated,
-        accepted,
-        packets_measured: s.measured_generated,
-        mean_latency: s.latency_sum as f64 / measured,
-        max_latency: s.latency_max,
-        mean_hops: hops as f64 / measured,
-        hop_histogram: s.hop_histogram.clone(),
-        saturated: s.measured_consumed < s.measured_generated
-            || accepted < 0.95 * generated
-            || s.latency_grows(),
-        sample_latencies: s.sample_latencies(),
-        cycles: outcome.completion_cycles,
-        link_classes: outcome.link_classes,
-    })
 }

@@ -34,10 +34,6 @@ pub struct Outcome {
     pub link_classes: Vec<super::stats::ClassLoad>,
     /// The most loaded links.
     pub busiest_links: Vec<super::stats::LinkLoad>,
-    /// What the MPI layer did (protocol messages, self-messages, the ranks' time split), for runs of
-    /// rank programs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mpi: Option<crate::mpi::runtime::MpiStats>,
 }
 
 impl Outcome {
@@ -73,12 +69,5 @@ impl Outcome {
         }
         (self.link_classes, self.busiest_links) =
             super::stats::link_loads(links, active_at.max(1), packet_phits);
-    }
-
-    /// Adds the MPI runtime's counters; `messages` then counts application data messages only (the
-    /// rendezvous control messages are in `mpi.control_messages`, their packets still in `packets`).
-    pub fn attach_mpi(&mut self, stats: crate::mpi::runtime::MpiStats) {
-        self.messages -= stats.control_messages;
-        self.mpi = Some(stats);
     }
 }

@@ -179,5 +179,5 @@ pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
         ("phi_vs_cost.svg", super::svg::phi_cost_scatter(a)),
     ];
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
-    super::write_set(dir, &files)
+    crate::output::write_set(dir, &files)
 }

@@ -3,10 +3,10 @@
 //! `load-latency --out DIR`'s `load-latency.html`.
 
 use super::axis;
+use super::load_latency::Curve;
+use super::run::RunReport;
 use crate::campaign::analysis::Analysis;
-use crate::load_latency::Curve;
 use crate::mpi::critical_path::CriticalPath;
-use crate::run::RunReport;
 use std::fmt::Write as _;
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:0 auto;\
@@ -239,7 +239,7 @@ pub fn run(r: &RunReport) -> String {
         ],
         vec![s("wall time"), format!("{:.3} s", r.speed.wall_seconds)],
     ];
-    if let Some(m) = &o.mpi {
+    if let Some(m) = &r.mpi {
         let t = &m.time;
         rows.push(vec![
             s("rank time: compute / send / wait (sum)"),

@@ -213,7 +213,7 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
 /// Writes `link_load.csv`, `top_links.csv` and `link_load.svg` into `dir` as one set: all three
 /// replaced, or (on a failure such as a full disk) none.
 pub fn write_all(s: &LinkLoadSeries, dir: &Path) -> Result<()> {
-    super::write_set(
+    crate::output::write_set(
         dir,
         &[
             ("link_load.csv", classes_csv(s).as_bytes()),

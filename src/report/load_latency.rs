@@ -1,10 +1,25 @@
 //! Load-latency outputs: a text table, CSV, and an SVG plot of mean latency against accepted load,
-//! one polyline per curve, unstable points drawn hollow, points above the axis marked with their value.
+//! one polyline per curve, unstable points drawn hollow, points above the axis marked with their
+//! value; and [`Curve`], what a sweep measured, the data they are made of.
 
 use super::axis;
 use super::html::esc;
-use crate::load_latency::Curve;
+use crate::network::{LoadPoint, Routing};
+use serde::Serialize;
 use std::fmt::Write as _;
+
+/// One curve: a topology under the traffic pattern, a point per load.
+#[derive(Debug, Clone, Serialize)]
+pub struct Curve {
+    /// Canonical topology spec.
+    pub topology: String,
+    /// Canonical traffic spec.
+    pub traffic: String,
+    /// Routing algorithm.
+    pub routing: Routing,
+    /// Points in increasing offered load, up to and including the first unstable one.
+    pub points: Vec<LoadPoint>,
+}
 
 /// Aligned text table, one block per curve.
 pub fn text(curves: &[Curve]) -> String {
@@ -249,8 +264,6 @@ mod tests {
 #[cfg(test)]
 mod plot_tests {
     use super::*;
-    use crate::network::LoadPoint;
-    use crate::routing::Routing;
 
     fn point(offered: f64, latency: f64, saturated: bool) -> LoadPoint {
         LoadPoint {

@@ -1,27 +1,22 @@
-//! Reports: the only module that knows output formats (human text, JSON, CSV, SVG) and how files are
-//! written.
+//! Reports: the only module that knows output formats (human text, JSON, CSV, SVG); files are
+//! written through `crate::output`.
 
+pub mod growth;
 pub mod html;
-pub mod interrupt;
 pub mod link_load;
 pub mod load_latency;
 pub mod progress;
+pub mod run;
 
 pub mod axis;
 pub mod campaign;
 pub mod svg;
 pub mod timeline;
 
-mod output;
-pub use output::{
-    TEMP_MARKER, clean_stale, prepare_dir, prepare_output, temp_path, write_atomic,
-    write_atomic_with, write_set,
-};
-
 use crate::cost::Cost;
-use crate::run::RunReport;
 use crate::topology::metrics::{Budget, Metrics};
 use crate::topology::{Structure, Topology};
+use run::RunReport;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -47,6 +42,8 @@ pub struct TopologyReport {
     /// Bisection width (exact closed form, partitioner bound or skipped), when computed.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub bisection: Option<crate::topology::bisection::BisectionReport>,
+    /// Switch-to-switch cable counts and lengths in seed 002's machine room (`cost/layout.rs`).
+    pub cables: crate::cost::layout::CableReport,
     /// Seed 003's random-link-failure measure, when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fault_tolerance: Option<crate::topology::fault_tolerance::FaultTolerance>,
@@ -65,6 +62,7 @@ impl TopologyReport {
                 .ok(),
             metrics: None,
             bisection: None,
+            cables: crate::cost::layout::seed002_cables(topo),
             fault_tolerance: None,
         }
     }
@@ -111,6 +109,7 @@ impl TopologyReport {
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
             + &self.bisection.as_ref().map_or(String::new(), bisection_text)
+            + &cables_text(&self.cables)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
                 format!(
                     "fault_tolerance   {:.0}% of {} switch links (connected in > half of {} trials)\n",
@@ -126,6 +125,13 @@ impl TopologyReport {
 /// names may hold commas and quotes.
 pub(crate) fn csv_field(text: &str) -> String {
     format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+fn cables_text(c: &crate::cost::layout::CableReport) -> String {
+    format!(
+        "cables            {} switch-to-switch, {} inside a cabinet; {:.1} m, mean {:.2} m ({} layout: {} cabinets of {} in {} rows)\n",
+        c.cables, c.intra_cabinet, c.total_m, c.mean_m, c.layout, c.cabinets, c.per_cabinet, c.rows
+    )
 }
 
 fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {

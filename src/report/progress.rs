@@ -5,7 +5,7 @@
 //! Both show the same fields: the share of the work done, its rate over the last
 //! [`RATE_WINDOW`], and the time left at that rate (ETA), shown only once the estimate means
 //! something: after [`ETA_AFTER_SHARE`] of the work and [`ETA_AFTER`] of wall time. A run's work is
-//! its phits delivered of all it will deliver (`network::program_phits`), so progress follows the
+//! its phits delivered of all it will deliver (`replay::program_phits`), so progress follows the
 //! simulated traffic, not the clock of the simulated machine.
 
 use indicatif::{ProgressBar, ProgressStyle};

@@ -55,7 +55,7 @@ pub trait NetView {
 }
 
 /// A routing algorithm's per-packet decision, with whatever state it keeps across packets.
-pub trait PathChoice: Send + fmt::Debug {
+pub trait PathChoice: Send + Sync + fmt::Debug + CloneChoice {
     /// The canonical spec string (`ugal`, `lbr:period=32,valiant=3`).
     fn spec(&self) -> String;
     /// Whether paths may go through an intermediate (two legs, two sets of virtual channels).
@@ -77,29 +77,62 @@ pub trait PathChoice: Send + fmt::Debug {
     ) -> Option<u32>;
 }
 
-/// A routing algorithm named by its spec string; parsing validates it against [`REGISTRY`] and keeps
-/// the canonical form, so configs, reports and `--routing` all print the same text.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct Routing(String);
+/// Copies a boxed algorithm, so that each run starts from a copy of the one parsed (or prepared for a
+/// topology) once rather than parsing or preparing it again. Every `Clone` algorithm has it.
+pub trait CloneChoice {
+    /// A copy of this algorithm with its state.
+    fn clone_box(&self) -> Box<dyn PathChoice>;
+}
+
+impl<T: PathChoice + Clone + 'static> CloneChoice for T {
+    fn clone_box(&self) -> Box<dyn PathChoice> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn PathChoice> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// A routing algorithm parsed from its spec string once, at the edge (config, `--routing`): the
+/// algorithm with its typed parameters, not yet prepared for a topology, and its canonical spec, so
+/// configs, reports and `--routing` all print the same text and nothing below re-parses it.
+#[derive(Debug, Clone)]
+pub struct Routing {
+    spec: String,
+    choice: Box<dyn PathChoice>,
+}
 
 impl Routing {
     /// The topology's own routing, alone.
     pub fn minimal() -> Self {
-        Routing("minimal".to_string())
+        Routing::from_choice(Box::new(minimal::Minimal))
+    }
+    fn from_choice(choice: Box<dyn PathChoice>) -> Self {
+        Routing {
+            spec: choice.spec(),
+            choice,
+        }
     }
     /// Parses and validates a routing spec.
     pub fn parse(text: &str) -> Result<Self> {
-        Ok(Routing(REGISTRY.build_str(text)?.spec()))
+        Ok(Routing::from_choice(REGISTRY.build_str(text)?))
     }
     /// The canonical spec text.
     pub fn name(&self) -> &str {
-        &self.0
+        &self.spec
     }
-    /// Builds the per-run decision maker for `topo`, rejecting topologies it cannot run on.
-    pub fn build(&self, topo: &dyn Topology) -> Result<Box<dyn PathChoice>> {
-        let mut choice = REGISTRY.build_str(&self.0)?;
-        if choice.non_minimal() {
+    /// Whether paths may go through an intermediate: the engine then keeps two sets of virtual
+    /// channels (what its memory estimate needs to know, without preparing the algorithm).
+    pub fn non_minimal(&self) -> bool {
+        self.choice.non_minimal()
+    }
+    /// Refuses a topology the algorithm cannot run on, without preparing it: a non-minimal
+    /// algorithm needs every node to receive on the switch it injects from.
+    pub fn check(&self, topo: &dyn Topology) -> Result<()> {
+        if self.non_minimal() {
             // A leg ends at the switch its intermediate node injects from; with one-way links a node
             // is delivered to by another switch, so the leg could end at the node itself.
             let one_way = (0..topo.switches())
@@ -109,12 +142,45 @@ impl Routing {
                     "`{}` has one-way links (RUFT); routing `{}` needs every node to receive on the \
                      switch it injects from",
                     topo.spec(),
-                    self.0
+                    self.spec
                 )));
             }
         }
+        Ok(())
+    }
+    /// The per-run decision maker prepared for `topo`, rejecting topologies it cannot run on.
+    pub fn build(&self, topo: &dyn Topology) -> Result<Box<dyn PathChoice>> {
+        self.check(topo)?;
+        let mut choice = self.choice.clone();
         choice.prepare(topo)?;
         Ok(choice)
+    }
+}
+
+impl PartialEq for Routing {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec
+    }
+}
+
+impl Eq for Routing {}
+
+impl std::hash::Hash for Routing {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.spec.hash(state);
+    }
+}
+
+impl Serialize for Routing {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.spec)
+    }
+}
+
+impl<'de> Deserialize<'de> for Routing {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Routing::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -126,7 +192,7 @@ impl Default for Routing {
 
 impl fmt::Display for Routing {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.spec)
     }
 }
 
@@ -134,19 +200,6 @@ impl FromStr for Routing {
     type Err = Error;
     fn from_str(text: &str) -> Result<Self> {
         Routing::parse(text)
-    }
-}
-
-impl TryFrom<String> for Routing {
-    type Error = Error;
-    fn try_from(text: String) -> Result<Self> {
-        Routing::parse(&text)
-    }
-}
-
-impl From<Routing> for String {
-    fn from(r: Routing) -> String {
-        r.0
     }
 }
 
@@ -277,6 +330,18 @@ mod tests {
         let e = Routing::parse("dal").unwrap_err().to_string();
         assert!(e.contains("minimal, valiant, ugal, lbr"), "{e}");
         assert!(Routing::parse("lbr:period=0").is_err());
+        for text in [
+            "minimal",
+            "valiant",
+            "ugal:threshold=8",
+            "lbr:period=16,valiant=2",
+        ] {
+            let routing = Routing::parse(text).unwrap();
+            assert_eq!(routing.to_string(), text);
+            assert_eq!(Routing::parse(&routing.to_string()).unwrap(), routing);
+        }
+        assert!(Routing::parse("ugal").unwrap().non_minimal());
+        assert!(!Routing::minimal().non_minimal());
     }
 
     /// A network of `nodes` nodes, two per switch, whose Valiant groups are `group` switches wide.

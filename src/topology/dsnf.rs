@@ -39,14 +39,18 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let n = p.u32_in("n", None, 8, 1 << 20)?;
         let dsnf = Dsnf::new(n)?;
         match p.choice("route", "fig2", &["fig2", "adaptive"])? {
-            "adaptive" => Ok(Box::new(
-                TableRouted::new(
-                    format!("dsnf:n={n},route=adaptive"),
-                    dsnf.graph,
-                    TableRouting::Adaptive,
-                )?
-                .with_locality_blocks(vec![dsnf.p]),
-            )),
+            "adaptive" => {
+                let order = dsnf.cabinet_order();
+                Ok(Box::new(
+                    TableRouted::new(
+                        format!("dsnf:n={n},route=adaptive"),
+                        dsnf.graph,
+                        TableRouting::Adaptive,
+                    )?
+                    .with_locality_blocks(vec![dsnf.p])
+                    .with_layout_order(order),
+                ))
+            }
             _ => Ok(Box::new(dsnf)),
         }
     },
@@ -62,9 +66,22 @@ pub struct Dsnf {
 
 impl Dsnf {
     fn new(n: u32) -> crate::error::Result<Self> {
-        let p = (1..32)
+        let p = Self::p_for(n);
+        let edges = Self::edges(n, p)?;
+        let graph = SwitchGraph::new(&format!("dsnf:n={n}"), &vec![1; n as usize], &edges)?;
+        Ok(Dsnf { n, p, graph })
+    }
+
+    /// The size of the shortcut set for n switches: the integer p with `p 2^p <= n < (p+1) 2^(p+1)`.
+    pub(crate) fn p_for(n: u32) -> u32 {
+        (1..32)
             .find(|&p| (p + 1) as u64 * (1u64 << (p + 1)) > u64::from(n))
-            .unwrap_or(31);
+            .unwrap_or(31)
+    }
+
+    /// The cables of n switches labelled with shortcut-set size p (section III-B), each once as
+    /// (lower id, higher id), in order.
+    pub(crate) fn edges(n: u32, p: u32) -> crate::error::Result<Vec<(u32, u32)>> {
         let d = Dsnf {
             n,
             p,
@@ -93,13 +110,28 @@ impl Dsnf {
                 link(i, d.id(l + 1, 0, (s + (1 << (p - l))) % d.supernodes()));
             }
         }
-        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
-        let graph = SwitchGraph::new(&format!("dsnf:n={n}"), &vec![1; n as usize], &edges)?;
-        Ok(Dsnf { graph, ..d })
+        Ok(edges.into_iter().collect())
     }
 
     fn supernodes(&self) -> u32 {
         1 << self.p
+    }
+    /// Super-node by super-node, each layer by layer, level by level: the order in which seed 002
+    /// §III-E fills its cabinets, so that a super-node's Local_Links and Layer_Links stay inside one
+    /// (with p = 4 and 16 switches per cabinet, a cabinet holds whole super-nodes).
+    fn cabinet_order(&self) -> Vec<u32> {
+        let mut order = Vec::with_capacity(self.n as usize);
+        for s in 0..self.supernodes() {
+            for k in 0..self.layers() {
+                for l in 1..=self.p {
+                    let i = self.id(l, k, s);
+                    if i < self.n {
+                        order.push(i);
+                    }
+                }
+            }
+        }
+        order
     }
     fn big_n(&self) -> u32 {
         self.p << self.p
@@ -172,6 +204,9 @@ impl Dsnf {
 impl Topology for Dsnf {
     fn spec(&self) -> String {
         format!("dsnf:n={}", self.n)
+    }
+    fn layout_order(&self) -> Vec<u32> {
+        self.cabinet_order()
     }
     fn nodes(&self) -> u32 {
         self.n

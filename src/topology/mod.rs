@@ -11,6 +11,7 @@ mod dln;
 mod dragonfly;
 mod dsn;
 mod dsnf;
+pub mod dsnf_growth;
 mod fat_tree;
 pub mod fault_tolerance;
 mod flattened_butterfly;
@@ -209,6 +210,11 @@ pub trait Topology: Send + Sync + fmt::Debug {
     /// `switch-switch`.
     fn link_class(&self, _switch: u32, _port: u32) -> Option<String> {
         None
+    }
+    /// The order in which switches fill the cabinets of a floor layout (`cost/layout.rs`): switch
+    /// ids, unless the family numbers apart switches that are wired together (DSN-F's super-nodes).
+    fn layout_order(&self) -> Vec<u32> {
+        (0..self.switches()).collect()
     }
     /// The exact bisection width from the family's closed form, for the parameters where the seeds or
     /// the literature give one (see `bisection.rs` for the definition); `None` leaves it to the

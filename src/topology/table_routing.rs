@@ -380,6 +380,8 @@ pub struct TableRouted {
     table: DistanceTable,
     updown: Option<super::updown::UpDown>,
     blocks: Vec<u32>,
+    /// The family's floor-layout order, when not switch ids.
+    layout: Option<Vec<u32>>,
 }
 
 impl TableRouted {
@@ -395,12 +397,19 @@ impl TableRouted {
             table,
             updown,
             blocks: Vec::new(),
+            layout: None,
         })
     }
 
     /// Declares the family's locality blocks (see [`super::Topology::locality_blocks`]).
     pub fn with_locality_blocks(mut self, blocks: Vec<u32>) -> Self {
         self.blocks = blocks;
+        self
+    }
+
+    /// Declares the family's floor-layout order (see [`super::Topology::layout_order`]).
+    pub fn with_layout_order(mut self, order: Vec<u32>) -> Self {
+        self.layout = Some(order);
         self
     }
 }
@@ -426,6 +435,12 @@ impl super::Topology for TableRouted {
     }
     fn locality_blocks(&self) -> Vec<u32> {
         self.blocks.clone()
+    }
+    fn layout_order(&self) -> Vec<u32> {
+        match &self.layout {
+            Some(order) => order.clone(),
+            None => (0..self.graph.switches()).collect(),
+        }
     }
     fn virtual_channels(&self) -> u32 {
         match self.updown {

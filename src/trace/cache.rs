@@ -9,13 +9,19 @@
 //! trusted. Hashes are a 64-bit FNV-1a variant over 8-byte words (fast enough to be a small fraction of
 //! parsing; change detection, not security).
 //!
-//! Where: by default beside the trace as `.NAME.nrcache`; `cache=DIR` puts it in DIR (named after the
-//! trace and a hash of its absolute path); `cache=off` disables it. Failing to write a cache (a
-//! read-only folder) is not an error: the trace was read, only the next run is slower.
+//! Where: by default in the user's cache folder, `$XDG_CACHE_HOME/netreplay` (else
+//! `$HOME/.cache/netreplay`; with neither set to an absolute folder, no cache and a one-line notice);
+//! `cache=DIR` puts it in DIR instead, `cache=beside` beside the trace as `.NAME.nrcache`, and
+//! `cache=off` disables it. In a folder, a cache is named after the trace and a hash of its canonical
+//! path, so traces of one name in different folders never share a file, and a trace that changes
+//! replaces its own cache instead of leaving stale ones (the key inside tells a changed trace).
+//! Failing to write a cache (a read-only folder) is not an error: the trace was read, only the next
+//! run is slower.
 
 use super::{Format, ReadOptions};
 use crate::error::Result;
 use crate::workload::{Op, Program};
+use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -39,8 +45,10 @@ fn collectives() -> &'static [&'static str] {
 /// Where the cache of a trace lives.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Location {
-    /// `.NAME.nrcache` beside the trace (the default).
+    /// The user's cache folder, [`user_dir`] (the default).
     #[default]
+    User,
+    /// `.NAME.nrcache` beside the trace.
     Beside,
     /// In this folder.
     Dir(PathBuf),
@@ -107,12 +115,7 @@ fn hash_file(h: &mut Hasher, path: &Path) -> std::io::Result<()> {
 /// The cache key of reading `path` with `opts` in `format`: the sources' bytes, the options and the
 /// format versions.
 pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
-    let sources = match format {
-        Format::SimGrid => super::simgrid::sources(path)?,
-        Format::Otf2 => super::otf2::sources(path)?,
-        Format::Dumpi => super::dumpi::sources(path)?,
-        _ => vec![path.to_path_buf()],
-    };
+    let sources = (format.descriptor().sources)(path)?;
     let mut h = Hasher::default();
     for s in &sources {
         hash_file(&mut h, s).map_err(crate::error::Error::io(s.display()))?;
@@ -126,20 +129,53 @@ pub fn key(path: &Path, format: Format, opts: &ReadOptions) -> Result<u64> {
         LAYOUT
     );
     h.bytes(described.as_bytes());
+    if !opts.units.derived.is_empty() {
+        // Only then, so that the keys of existing caches stay valid.
+        h.bytes(format!("{:?}", opts.units.derived).as_bytes());
+    }
     Ok(h.finish())
+}
+
+/// The user's folder for trace caches: `$XDG_CACHE_HOME/netreplay`, else `$HOME/.cache/netreplay`;
+/// a relative or empty value is ignored, as the XDG base directory specification says.
+pub fn user_dir() -> Option<PathBuf> {
+    user_dir_from(std::env::var_os("XDG_CACHE_HOME"), std::env::var_os("HOME"))
+}
+
+fn user_dir_from(xdg: Option<OsString>, home: Option<OsString>) -> Option<PathBuf> {
+    let absolute = |v: Option<OsString>| v.map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute(xdg)
+        .map(|d| d.join("netreplay"))
+        .or_else(|| absolute(home).map(|h| h.join(".cache").join("netreplay")))
 }
 
 /// The cache file of the trace at `path`, if caching is on.
 pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
     let name = trace.file_name()?.to_string_lossy().into_owned();
+    let in_folder = |dir: &Path| {
+        let canonical = std::fs::canonicalize(trace)
+            .or_else(|_| std::path::absolute(trace))
+            .unwrap_or_else(|_| trace.to_path_buf());
+        let mut h = Hasher::default();
+        h.bytes(canonical.as_os_str().as_encoded_bytes());
+        dir.join(format!("{name}-{:016x}.nrcache", h.finish()))
+    };
     match location {
         Location::Off => None,
         Location::Beside => Some(trace.with_file_name(format!(".{name}.nrcache"))),
-        Location::Dir(dir) => {
-            let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_path_buf());
-            let mut h = Hasher::default();
-            h.bytes(abs.to_string_lossy().as_bytes());
-            Some(dir.join(format!("{name}-{:016x}.nrcache", h.finish())))
+        Location::Dir(dir) => Some(in_folder(dir)),
+        Location::User => {
+            let dir = user_dir();
+            if dir.is_none() {
+                static NOTICE: std::sync::Once = std::sync::Once::new();
+                NOTICE.call_once(|| {
+                    log::warn!(
+                        "no trace cache: neither XDG_CACHE_HOME nor HOME names an absolute folder \
+                         (give cache=beside or cache=DIR to keep one)"
+                    )
+                });
+            }
+            dir.map(|d| in_folder(&d))
         }
     }
 }
@@ -279,11 +315,15 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
         ..*opts
     };
     let program = super::read_any(path, &fixed)?;
+    if program.graph().is_some() {
+        // The cache stores ops only; a dependency graph is read afresh (GOAL parses quickly).
+        return Ok(program);
+    }
     let bytes = encode(&program, key);
     if let Some(dir) = cache.parent()
         && (dir.as_os_str().is_empty() || std::fs::create_dir_all(dir).is_ok())
     {
-        match crate::report::write_atomic_with(&cache, |f| f.write_all(&bytes)) {
+        match crate::output::write_atomic_with(&cache, |f| f.write_all(&bytes)) {
             Ok(()) => log::debug!("cache written: {}", cache.display()),
             Err(e) => {
                 log::warn!("trace cache not written ({e}); the next run reads the trace again")
@@ -346,6 +386,25 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(decode(&longer, 42), None);
+    }
+
+    #[test]
+    fn user_dir_follows_xdg_then_home_and_ignores_relative_values() {
+        let os = |s: &str| Some(OsString::from(s));
+        assert_eq!(
+            user_dir_from(os("/x/cache"), os("/home/u")),
+            Some(PathBuf::from("/x/cache/netreplay"))
+        );
+        assert_eq!(
+            user_dir_from(os("rel"), os("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/netreplay"))
+        );
+        assert_eq!(
+            user_dir_from(None, os("/home/u")),
+            Some(PathBuf::from("/home/u/.cache/netreplay"))
+        );
+        assert_eq!(user_dir_from(os(""), os("")), None);
+        assert_eq!(user_dir_from(None, None), None);
     }
 
     #[test]

@@ -57,6 +57,9 @@ pub struct TraceCheck {
     /// The trace's MPI calls by kind and communicator, before collectives become messages (when the
     /// program was read from a trace now, not from its cache).
     pub calls: Option<crate::mpi::CallStats>,
+    /// What the trace's format leaves out that bears on this trace (a SimGrid trace with
+    /// collectives: no communicators recorded).
+    pub notes: Vec<String>,
 }
 
 /// `total + value`, or an error naming `what` and the value when the sum passes 2^64 - 1.
@@ -105,8 +108,33 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
         }
         histogram[bucket] += 1;
     }
+    // Receives of any source (matched in arrival order at replay) take, per destination and tag,
+    // sends no specific receive matches, lowest source first.
+    let mut any: std::collections::BTreeMap<(u32, u64), i64> = Default::default();
     for (from, to, tag) in program.recvs() {
-        *balance.entry((from, to, tag)).or_default() -= 1;
+        if from == crate::workload::ANY_SOURCE {
+            *any.entry((to, tag)).or_default() += 1;
+        } else {
+            *balance.entry((from, to, tag)).or_default() -= 1;
+        }
+    }
+    for ((to, tag), mut wanted) in any {
+        let mut senders: Vec<u32> = balance
+            .iter()
+            .filter(|(k, v)| k.1 == to && k.2 == tag && **v > 0)
+            .map(|(k, _)| k.0)
+            .collect();
+        senders.sort_unstable();
+        for from in senders {
+            let left = balance.get_mut(&(from, to, tag)).expect("listed");
+            let taken = wanted.min(*left);
+            (*left, wanted) = (*left - taken, wanted - taken);
+        }
+        if wanted > 0 {
+            *balance
+                .entry((crate::workload::ANY_SOURCE, to, tag))
+                .or_default() -= wanted;
+        }
     }
     let mut problems = Vec::new();
     let (mut unmatched_sends, mut unmatched_receives) = (0u64, 0u64);
@@ -121,8 +149,13 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
             ));
         } else {
             unmatched_receives += (-v) as u64;
+            let source = if from == crate::workload::ANY_SOURCE {
+                "any source".to_string()
+            } else {
+                format!("rank {from}")
+            };
             problems.push(format!(
-                "{} receive(s) at rank {to} from rank {from} {} have no send",
+                "{} receive(s) at rank {to} from {source} {} have no send",
                 -v,
                 tag_text(tag)
             ));
@@ -207,7 +240,31 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
         problems,
         ok,
         calls: program.call_stats().cloned(),
+        notes: Vec::new(),
     })
+}
+
+/// `trace check FILE`: reads the trace at `path` without the cache (a check leaves nothing behind,
+/// and the MPI call counts come from the reader) and checks it, adding its format's note on
+/// collectives when it has any.
+pub fn check_file(path: &std::path::Path, opts: &super::ReadOptions) -> Result<TraceCheck> {
+    use crate::workload::Generator;
+    let file = path.display().to_string();
+    let location = super::cache::Location::Off;
+    let wl = super::TraceWorkload::open_with(&file, opts, &location, String::new())?;
+    let program = wl.generate(wl.ranks().unwrap_or(0))?;
+    let mut c = check(&program)?;
+    let format = match opts.format {
+        Some(f) => f,
+        None => super::Format::detect(path)?,
+    };
+    let collectives = program
+        .call_stats()
+        .is_some_and(|s| !s.collectives_by_kind().is_empty());
+    if let Some(note) = format.descriptor().collectives_note.filter(|_| collectives) {
+        c.notes.push(note.to_string());
+    }
+    Ok(c)
 }
 
 impl TraceCheck {
@@ -270,6 +327,9 @@ pub fn text(c: &TraceCheck) -> String {
     );
     for p in &c.problems {
         let _ = writeln!(t, "  {p}");
+    }
+    for n in &c.notes {
+        let _ = writeln!(t, "note               {n}");
     }
     if let Some(calls) = &c.calls {
         t.push_str(&calls.text());

@@ -17,6 +17,28 @@ use crate::mpi::{Builder, Pos};
 use crate::workload::{Op, Program};
 use std::path::Path;
 
+/// FSIN's `.trc` in the registry of [`crate::trace::formats`]: told by an event line, also written.
+pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
+    name: "trc",
+    aliases: &["fsin"],
+    help: "INSEE/FSIN .trc traces (blocking point-to-point and computation; also written)",
+    cache_tag: "Fsin",
+    detect_path: None,
+    detect_line: Some(|_, line| is_event_line(line)),
+    folder: None,
+    read: |path, _| read(path),
+    check_ranks: |path, limit| count_ranks(path, limit).map(drop),
+    sources: |path| Ok(vec![path.to_path_buf()]),
+    mpi: crate::mpi::MpiModel::default,
+    write: Some(super::formats::Writer {
+        check: |program| write_events(program, &mut std::io::sink()),
+        body: |program, out| {
+            write_events(program, &mut &mut *out).map_err(|e| std::io::Error::other(e.to_string()))
+        },
+    }),
+    collectives_note: None,
+};
+
 /// Whether `line` (the first content line of a file) looks like an FSIN event.
 pub fn is_event_line(line: &str) -> bool {
     let t: Vec<&str> = line.split_ascii_whitespace().collect();

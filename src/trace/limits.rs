@@ -7,7 +7,7 @@
 //! nodes ([`check_ranks`], a streaming pass that stops at the offending line). A refusal names the
 //! file and the line (and column) where the count comes from.
 
-use super::{Format, dumpi, fsin, otf2, simgrid};
+use super::Format;
 use crate::error::{Error, Result};
 use crate::mpi::MAX_RANKS;
 use std::io::BufRead;
@@ -47,6 +47,12 @@ impl RankLimit {
         self.max
     }
 
+    /// Refuses the trace at `path` when its `ranks` (read from its header) are over the limit.
+    pub fn check_count(&self, path: &Path, ranks: u64) -> Result<()> {
+        self.count(ranks)
+            .map_err(|m| Error::Invalid(format!("{}: {m}", path.display())))
+    }
+
     /// `Err(message)` when a trace of `ranks` ranks is over the limit.
     pub fn count(&self, ranks: u64) -> std::result::Result<(), String> {
         if ranks > self.max {
@@ -77,26 +83,19 @@ pub fn check_ranks(path: &Path, format: Option<Format>, limit: &RankLimit) -> Re
         Some(f) => f,
         None => Format::detect(path)?,
     };
-    let name = path.display().to_string();
-    let over = |ranks: u64| {
-        limit
-            .count(ranks)
-            .map_err(|m| Error::Invalid(format!("{name}: {m}")))
-    };
-    match format {
-        Format::Native => match native_ranks(path)? {
-            Some((n, line, column)) if n > limit.max => Err(Error::File {
-                path: name.clone(),
-                line,
-                column,
-                message: format!("the trace declares {n} ranks, but {}", limit.of),
-            }),
-            _ => Ok(()),
-        },
-        Format::SimGrid => simgrid::count_ranks(path, limit).map(drop),
-        Format::Fsin => fsin::count_ranks(path, limit).map(drop),
-        Format::Otf2 => over(u64::from(otf2::ranks(path)?)),
-        Format::Dumpi => over(u64::from(dumpi::ranks(path)?)),
+    (format.descriptor().check_ranks)(path, limit)
+}
+
+/// [`check_ranks`] of a native trace: its `ranks` line, refused at the count's column.
+pub(crate) fn check_native_ranks(path: &Path, limit: &RankLimit) -> Result<()> {
+    match native_ranks(path)? {
+        Some((n, line, column)) if n > limit.max => Err(Error::File {
+            path: path.display().to_string(),
+            line,
+            column,
+            message: format!("the trace declares {n} ranks, but {}", limit.of),
+        }),
+        _ => Ok(()),
     }
 }
 

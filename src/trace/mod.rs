@@ -10,12 +10,15 @@
 pub mod cache;
 pub mod check;
 pub mod dumpi;
+pub mod formats;
 pub mod fsin;
+pub mod goal;
 pub mod limits;
 pub mod otf2;
 pub mod parser;
 pub mod simgrid;
 
+pub use formats::Format;
 pub use limits::RankLimit;
 #[cfg(test)]
 mod tests_compute;
@@ -99,45 +102,53 @@ pub fn read_with(path: &Path, algorithms: &Algorithms) -> Result<Program> {
 /// Writes `program` to `path` in the native format, rank by rank, compressed with zstd when the name
 /// ends in `.zst`; atomically, so a reader never sees a partial trace.
 pub fn write(program: &Program, path: &Path) -> Result<()> {
-    write_as(program, path, Format::Native)
+    write_as(program, path, Format::NATIVE)
 }
 
 /// Writes `program` to `path` in `format` (native, or FSIN for blocking point-to-point and
 /// computation), atomically, zstd-compressed when the name ends in `.zst`.
 pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
-    if !matches!(format, Format::Native | Format::Fsin) {
+    let Some(writer) = &format.descriptor().write else {
         return Err(Error::Invalid(format!(
-            "netreplay reads {} traces but writes only its own format and FSIN .trc",
+            "netreplay reads {} traces but does not write them",
+            format.name()
+        )));
+    };
+    if program.graph().is_some() {
+        return Err(Error::Invalid(format!(
+            "a dependency graph (GOAL) cannot be written as a {} trace, which runs each rank's \
+             operations in order",
             format.name()
         )));
     }
-    if format == Format::Fsin {
-        // Refuse what FSIN cannot express before touching the file system.
-        fsin::write_events(program, &mut std::io::sink())?;
+    if program
+        .recvs()
+        .any(|(from, _, _)| from == crate::workload::ANY_SOURCE)
+    {
+        return Err(Error::Invalid(format!(
+            "receives of any source left to the replay (SimGrid's -333) cannot be written as a {} \
+             trace, which names every receive's source",
+            format.name()
+        )));
     }
+    // Refuse what the format cannot express before touching the file system.
+    (writer.check)(program)?;
     let compress = path.extension().is_some_and(|e| e == "zst");
-    let body = |out: &mut dyn Write| -> std::io::Result<()> {
-        match format {
-            Format::Fsin => fsin::write_events(program, &mut &mut *out)
-                .map_err(|e| std::io::Error::other(e.to_string())),
-            _ => write_text(program, &mut &mut *out),
-        }
-    };
-    crate::report::write_atomic_with(path, |file| {
+    crate::output::write_atomic_with(path, |file| {
         let mut out = BufWriter::new(file);
         if compress {
             let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
-            body(&mut encoder)?;
+            (writer.body)(program, &mut encoder)?;
             encoder.finish()?.flush()
         } else {
-            body(&mut out)?;
+            (writer.body)(program, &mut out)?;
             out.flush()
         }
     })
 }
 
 /// The text of a trace: header, rank count, then each rank's events in program order.
-fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
+pub(crate) fn write_text(program: &Program, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{} {}", parser::MAGIC, parser::VERSION)?;
     writeln!(out, "ranks {}", program.ranks())?;
     for r in 0..program.ranks() {
@@ -169,113 +180,6 @@ fn write_text(program: &Program, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The trace formats netreplay reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// The native format of `traces/FORMAT.md`.
-    Native,
-    /// SimGrid SMPI time-independent traces (an action file or an index of per-rank files).
-    SimGrid,
-    /// INSEE/FSIN `.trc` traces.
-    Fsin,
-    /// OTF2 archives as Score-P writes them (the anchor file or its folder).
-    Otf2,
-    /// SST DUMPI traces (the `.meta` file or its folder).
-    Dumpi,
-}
-
-impl Format {
-    /// The names `format=` (and `trace check --format`) accept: `auto` (detect), then each format's.
-    pub const NAMES: [&str; 6] = ["auto", "native", "simgrid", "trc", "otf2", "dumpi"];
-
-    /// The format named `name` (one of [`Format::NAMES`]); `None` for `auto`.
-    pub fn parse(name: &str) -> Result<Option<Format>> {
-        Ok(Some(match name {
-            "auto" => return Ok(None),
-            "native" => Format::Native,
-            "simgrid" => Format::SimGrid,
-            "trc" => Format::Fsin,
-            "otf2" => Format::Otf2,
-            "dumpi" => Format::Dumpi,
-            other => {
-                return Err(Error::Invalid(format!(
-                    "unknown trace format `{other}`; accepted: {}",
-                    Format::NAMES.join(", ")
-                )));
-            }
-        }))
-    }
-
-    /// The format's name as the `format=` key spells it.
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::Native => "native",
-            Format::SimGrid => "simgrid",
-            Format::Fsin => "trc",
-            Format::Otf2 => "otf2",
-            Format::Dumpi => "dumpi",
-        }
-    }
-
-    /// Tells the format: an OTF2 archive or a DUMPI trace (a file or folder, by their anchor or
-    /// `.meta` file), else from the first content line of the (decompressed) file: the native header,
-    /// a SimGrid action (`RANK ACTION ...`), an FSIN event (`s|r|c` and numbers), or a line naming an
-    /// existing file (a SimGrid index). Anything else is read as native, whose reader then says what
-    /// it expected.
-    pub fn detect(path: &Path) -> Result<Format> {
-        if otf2::is_otf2(path) {
-            return Ok(Format::Otf2);
-        }
-        if dumpi::is_dumpi(path) {
-            return Ok(Format::Dumpi);
-        }
-        let mut first = None;
-        let name = path.display().to_string();
-        // Stop at the first content line; `lines` has no early exit, so an Invalid marker ends it.
-        let r = simgrid::lines(&name, open(path)?, |_, text| {
-            first = Some(text.trim().to_string());
-            Err(Error::Invalid(String::new()))
-        });
-        match r {
-            Ok(()) | Err(Error::Invalid(_)) => {}
-            Err(Error::File { .. }) => return Ok(Format::Native),
-            Err(e) => return Err(e),
-        }
-        let Some(line) = first else {
-            return Ok(Format::Native);
-        };
-        Ok(if line.starts_with(parser::MAGIC) {
-            Format::Native
-        } else if simgrid::is_action_line(&line) {
-            Format::SimGrid
-        } else if fsin::is_event_line(&line) {
-            Format::Fsin
-        } else if path
-            .parent()
-            .into_iter()
-            .flat_map(Path::ancestors)
-            .any(|d| d.join(&line).is_file())
-        {
-            Format::SimGrid
-        } else {
-            Format::Native
-        })
-    }
-}
-
-impl Format {
-    /// The MPI model a trace of this format runs under unless the spec says otherwise: netreplay's own
-    /// traces (hand-written, or written by `generate`) and FSIN's keep seed 004's eager model, so a
-    /// written trace replays exactly like its generator; traces of real MPI runs (SimGrid, OTF2,
-    /// DUMPI) get MPICH's protocols.
-    pub fn default_mpi(self) -> MpiModel {
-        match self {
-            Format::Native | Format::Fsin => MpiModel::default(),
-            Format::SimGrid | Format::Otf2 | Format::Dumpi => MpiModel::mpich(),
-        }
-    }
-}
-
 /// How a trace file is read: its format (`None`: detect) and the conversions of its importers.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ReadOptions {
@@ -293,13 +197,7 @@ pub fn read_any(path: &Path, opts: &ReadOptions) -> Result<Program> {
         Some(f) => f,
         None => Format::detect(path)?,
     };
-    let program = match format {
-        Format::Native => read_with(path, &opts.algorithms),
-        Format::SimGrid => simgrid::read(path, &opts.algorithms, opts.units),
-        Format::Fsin => fsin::read(path),
-        Format::Otf2 => otf2::read(path, &opts.algorithms, opts.units.cycles_per_second),
-        Format::Dumpi => dumpi::read(path, &opts.algorithms, opts.units.cycles_per_second),
-    }?;
+    let program = (format.descriptor().read)(path, opts)?;
     Ok(program.with_mpi(format.default_mpi()))
 }
 
@@ -334,14 +232,13 @@ impl TraceWorkload {
     ) -> Result<TraceWorkload> {
         // A pipe can be read once, but a trace is read more than once (to detect its format, to
         // hash it for the cache, to parse it): say so instead of "the file has no content".
-        // A folder is an OTF2 archive or a DUMPI trace, or nothing netreplay reads.
+        // A folder is a trace of a foldered format (OTF2, DUMPI), or nothing netreplay reads.
         let meta = std::fs::metadata(file).map_err(Error::io(file))?;
         if meta.is_dir() {
-            let path = Path::new(file);
-            if !otf2::is_otf2(path) && !dumpi::is_dumpi(path) {
+            if Format::detect_path(Path::new(file)).is_none() {
                 return Err(Error::Invalid(format!(
-                    "{file}: a folder, but neither an OTF2 archive (no anchor file `*.otf2`) nor a \
-                     DUMPI trace (no `.meta` file); give the trace file itself"
+                    "{file}: a folder, but {}; give the trace file itself",
+                    Format::folder_kinds()
                 )));
             }
         } else if !meta.is_file() {
@@ -396,6 +293,7 @@ const READER_KEYS: &[&str] = &[
     "format",
     "flops_per_cycle",
     "cycles_per_second",
+    "dtsize",
     "cache",
 ];
 
@@ -425,16 +323,15 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
     name: "trace",
     keys: &KEYS,
     help: "replay a trace file (plain or zstd); ranks come from the file; \
-           format=auto|native|simgrid|trc|otf2|dumpi (native: traces/FORMAT.md; simgrid: SMPI \
-           time-independent traces or their index; trc: INSEE/FSIN; otf2: a Score-P archive's \
-           traces.otf2 or its folder; dumpi: an sst-dumpi .meta file or its folder); select=mpich|fixed and one key per collective \
+           format=auto (detect) or one of the trace formats listed below; select=mpich|fixed and one key per collective \
            (bcast=, allreduce=, alltoall=, ... see traces/FORMAT.md) choose the collective \
            algorithms; protocol=eager|rendezvous, eager_threshold=BYTES, control_bytes=BYTES, \
            self_copy=CYCLES_PER_BYTE set the MPI model (native and FSIN traces default to eager, \
            SimGrid traces to MPICH's rendezvous above 128 KiB); compute_scale=X multiplies compute \
            times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
-           SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); cache=beside|off|DIR keeps the parsed trace in a binary cache \
-           (default beside it as .NAME.nrcache)",
+           SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); \
+           dtsize=ID:BYTES/ID:BYTES gives SimGrid derived datatypes (id -1...) their sizes; cache=beside|off|DIR keeps the parsed trace in a binary cache \
+           (default $XDG_CACHE_HOME/netreplay, else ~/.cache/netreplay; beside: .NAME.nrcache next to it)",
     build: build_workload,
 };
 
@@ -447,7 +344,7 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
     })?;
     let mut opts = ReadOptions::default();
     let mut extra = String::new();
-    opts.format = Format::parse(p.choice("format", "auto", &Format::NAMES)?)?;
+    opts.format = Format::parse(p.choice("format", "auto", &Format::names())?)?;
     if let Some(v) = p.raw("format") {
         extra.push_str(&format!(",format={v}"));
     }
@@ -477,6 +374,16 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
             extra.push_str(&format!(",{key}={v}"));
         }
     }
+    if let Some(v) = p.raw("dtsize") {
+        opts.units.derived =
+            simgrid::DerivedSizes::parse(v).map_err(|problem| Error::BadValue {
+                kind: "workload",
+                name: p.name().to_string(),
+                key: "dtsize".to_string(),
+                problem,
+            })?;
+        extra.push_str(&format!(",dtsize={v}"));
+    }
     let mut mpi_overrides = Vec::new();
     for &key in MpiModel::KEYS {
         if let Some(v) = p.raw(key) {
@@ -487,7 +394,8 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         }
     }
     let location = match p.raw("cache") {
-        None | Some("beside") => cache::Location::Beside,
+        None => cache::Location::User,
+        Some("beside") => cache::Location::Beside,
         Some("off") => cache::Location::Off,
         Some(dir) => cache::Location::Dir(dir.into()),
     };

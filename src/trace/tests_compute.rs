@@ -5,7 +5,8 @@
 
 use super::{dumpi, otf2};
 use crate::mpi::collectives::Algorithms;
-use crate::network::{NetworkModel, simulate};
+use crate::network::NetworkModel;
+use crate::replay::simulate;
 use crate::workload::Program;
 
 /// Completion cycles of `p` on two nodes of a small fat tree, under its own MPI model with

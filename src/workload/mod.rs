@@ -6,6 +6,7 @@
 
 #[path = "../../generators/mod.rs"]
 mod generators;
+pub mod graph;
 
 use crate::error::{Error, Result};
 use crate::mpi::MpiModel;
@@ -101,6 +102,9 @@ pub struct Program {
     mpi: MpiModel,
     calls: Option<std::sync::Arc<crate::mpi::CallStats>>,
     regions: Option<std::sync::Arc<Regions>>,
+    /// The ops' dependencies when the program is a dependency graph (GOAL); `None`: each rank runs
+    /// its ops in order.
+    graph: Option<std::sync::Arc<graph::Graph>>,
 }
 
 /// One MPI call that lowering expanded into several ops (a collective): ops `first..end` of a rank.
@@ -115,6 +119,10 @@ pub struct Region {
     /// The MPI call, e.g. `allreduce`.
     pub name: &'static str,
 }
+
+/// The source of a receive that takes a message from any source, matched at replay time in
+/// arrival order (`mpi/matching.rs`): what formats without statuses leave open (SimGrid's `-333`).
+pub const ANY_SOURCE: u32 = u32::MAX;
 
 /// The [`Region`]s of every rank, in op order (disjoint).
 pub type Regions = Vec<Vec<Region>>;
@@ -133,6 +141,7 @@ impl PartialEq for Program {
     fn eq(&self, other: &Program) -> bool {
         self.ranks() == other.ranks()
             && self.mpi == other.mpi
+            && self.graph == other.graph
             && (0..self.ranks()).all(|r| self.rank_ops(r) == other.rank_ops(r))
     }
 }
@@ -153,6 +162,7 @@ impl Program {
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
+            graph: None,
         }
     }
 
@@ -164,7 +174,19 @@ impl Program {
             mpi: MpiModel::default(),
             calls: None,
             regions: None,
+            graph: None,
         }
+    }
+
+    /// The dependencies of a dependency-graph program (`None`: ops run in order).
+    pub fn graph(&self) -> Option<&graph::Graph> {
+        self.graph.as_deref()
+    }
+
+    /// The same program with its ops run as the dependency graph `graph`.
+    pub fn with_graph(mut self, graph: graph::Graph) -> Program {
+        self.graph = Some(std::sync::Arc::new(graph));
+        self
     }
 
     /// The MPI model the program runs under.
@@ -261,6 +283,9 @@ impl Program {
                         }
                         to
                     }
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } if from == ANY_SOURCE => {
+                        continue;
+                    }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
                     Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
                 };
@@ -334,8 +359,49 @@ pub struct WorkloadSpec {
     pub ranks: Option<u32>,
 }
 
+/// A workload spec parsed once, at the edge: the generator's spec (its name and parameters) with
+/// the rank count taken off, before anything is built (a run checks a trace's declared ranks against
+/// the network before reading it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parsed {
+    /// The generator's name and parameters, `ranks` excepted.
+    pub spec: Spec,
+    /// `ranks=` if given.
+    pub ranks: Option<u32>,
+}
+
+impl Parsed {
+    /// The value of parameter `key`, if given.
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.spec
+            .params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Builds the generator (a trace is read now).
+    pub fn build(&self) -> Result<WorkloadSpec> {
+        Ok(WorkloadSpec {
+            generator: Registry::build(&REGISTRY, &self.spec)?,
+            ranks: self.ranks,
+        })
+    }
+}
+
+impl std::fmt::Display for Parsed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.spec)?;
+        match (self.ranks, self.spec.params.is_empty()) {
+            (Some(r), true) => write!(f, ":ranks={r}"),
+            (Some(r), false) => write!(f, ",ranks={r}"),
+            (None, _) => Ok(()),
+        }
+    }
+}
+
 /// Parses a workload spec; `ranks` is accepted by every generator and taken off here.
-pub fn build(text: &str) -> Result<WorkloadSpec> {
+pub fn parse(text: &str) -> Result<Parsed> {
     let mut spec = Spec::parse(REGISTRY.kind, text)?;
     let mut ranks = None;
     if let Some(i) = spec.params.iter().position(|(k, _)| k == "ranks") {
@@ -347,8 +413,28 @@ pub fn build(text: &str) -> Result<WorkloadSpec> {
         let p = crate::spec::Params::new(REGISTRY.kind, &rank_spec, &["ranks"])?;
         ranks = Some(p.u32_in("ranks", None, 2, crate::topology::MAX_NODES as u32)?);
     }
-    Ok(WorkloadSpec {
-        generator: Registry::build(&REGISTRY, &spec)?,
-        ranks,
-    })
+    Ok(Parsed { spec, ranks })
+}
+
+/// Parses a workload spec and builds its generator.
+pub fn build(text: &str) -> Result<WorkloadSpec> {
+    parse(text)?.build()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_parsed_spec_prints_back_what_parses_to_it() {
+        for text in ["bu:size=1000,ranks=16", "bu:ranks=8", "bu:size=10", "2m"] {
+            let parsed = parse(text).unwrap();
+            assert_eq!(parsed.to_string(), text);
+            assert_eq!(parse(&parsed.to_string()).unwrap(), parsed);
+        }
+        let parsed = parse("trace:file=x.trc,format=dumpi").unwrap();
+        assert_eq!(parsed.param("file"), Some("x.trc"));
+        assert_eq!((parsed.param("ranks"), parsed.ranks), (None, None));
+        assert!(parse("bu:ranks=1").is_err());
+    }
 }

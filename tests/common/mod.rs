@@ -47,7 +47,9 @@ pub fn point(
         .unwrap()
         .bind(t.nodes(), 1)
         .unwrap();
-    netreplay::network::simulate_open_loop(t.as_ref(), model, &dest, params, seed).unwrap()
+    netreplay::network::Network::new(t.as_ref(), model)
+        .and_then(|n| n.open_loop(&dest, params, seed))
+        .unwrap()
 }
 
 /// One open-loop point of `pattern` traffic at `load` on topology `spec` under `model` (default
@@ -108,7 +110,7 @@ pub fn one_message(
             Op::Recv { from: 0, tag: 0 }
         })
     });
-    netreplay::network::simulate(topo.as_ref(), model.borrow(), &program, &[src, dst], 1).unwrap()
+    netreplay::replay::simulate(topo.as_ref(), model.borrow(), &program, &[src, dst], 1).unwrap()
 }
 
 /// Runs the `netreplay` binary with `args` to its end.

@@ -329,7 +329,7 @@ pub fn prepare(
         config: config.clone(),
         array,
     };
-    crate::report::write_atomic(
+    crate::output::write_atomic(
         &dir.join(LAYOUT),
         (crate::report::json(&layout) + "\n").as_bytes(),
     )?;
@@ -348,8 +348,8 @@ pub fn prepare(
     };
     let array_path = dir.join("slurm/array.sbatch");
     let merge_path = dir.join("slurm/merge.sbatch");
-    crate::report::write_atomic(&array_path, scripts.array_script()?.as_bytes())?;
-    crate::report::write_atomic(&merge_path, scripts.merge_script()?.as_bytes())?;
+    crate::output::write_atomic(&array_path, scripts.array_script()?.as_bytes())?;
+    crate::output::write_atomic(&merge_path, scripts.merge_script()?.as_bytes())?;
     let status = status::status(&dir)?;
     Ok(Prepared {
         scripts,

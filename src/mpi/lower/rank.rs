@@ -173,7 +173,7 @@ impl RankLowering {
                 status,
             } => {
                 let b = self.bound(comm, comms)?;
-                let wildcard = source == Source::Any || tag == TagSel::Any;
+                let wildcard = !matches!(source, Source::Rank(_)) || tag == TagSel::Any;
                 stats.receive(wildcard);
                 match req {
                     None => {
@@ -222,7 +222,7 @@ impl RankLowering {
                 let to = self.peer(b, dest, "destination", comms)?;
                 let (from, rtag) = self.resolve(b, source, recv_tag, status, comms)?;
                 stats.send("sendrecv", bytes, to == self.rank);
-                stats.receive(source == Source::Any || recv_tag == TagSel::Any);
+                stats.receive(!matches!(source, Source::Rank(_)) || recv_tag == TagSel::Any);
                 let (r, s) = (self.fresh()?, self.fresh()?);
                 self.ops.push(Op::Irecv {
                     from,
@@ -309,10 +309,13 @@ impl RankLowering {
         status: Option<Status>,
         comms: &Comms,
     ) -> Result<(u32, u64), Msg> {
-        let src = match (source, status) {
-            (Source::Rank(s), _) => s,
-            (Source::Any, Some(st)) => st.source,
-            (Source::Any, None) => {
+        let src = match (source, status, tag) {
+            (Source::Arrival, _, TagSel::Tag(t)) => {
+                return Ok((crate::workload::ANY_SOURCE, user_tag(b, t)?));
+            }
+            (Source::Rank(s), _, _) => s,
+            (Source::Any, Some(st), _) => st.source,
+            (Source::Any | Source::Arrival, _, _) => {
                 return Err(
                     "MPI_ANY_SOURCE receive, but the trace records no source for it (the replay \
                      needs the status of the completed receive)"

@@ -124,10 +124,9 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
 
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing
 /// progress into `progress` if given; `seed` salts the hash that picks each message's path among
-/// equally loaded candidates. Public so that tests and tools can drive it with their own
-/// [`Driver`]; [`super::simulate`] and [`super::simulate_jobs`] call it when `model.model` is
-/// [`Model::Flow`]. Returns the outcome and the driver (for its statistics).
-pub fn simulate_driver<D: Driver>(
+/// equally loaded candidates. [`super::Network::flow`] calls it with a model already checked on
+/// `topo`. Returns the outcome and the driver (for its statistics).
+pub(super) fn simulate_driver<D: Driver>(
     topo: &dyn Topology,
     model: &NetworkModel,
     driver: D,
@@ -135,7 +134,6 @@ pub fn simulate_driver<D: Driver>(
     seed: u64,
     progress: Option<&Progress>,
 ) -> Result<(Outcome, D)> {
-    model.validate(topo)?;
     if let Some(&n) = rank_node.iter().find(|&&n| n >= topo.nodes()) {
         return Err(Error::Invalid(format!(
             "placement puts a rank on node {n}, but `{}` has {} nodes",

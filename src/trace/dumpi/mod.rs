@@ -44,6 +44,23 @@ use crate::workload::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// DUMPI in the registry of [`crate::trace::formats`]: told by its `.meta` file, folder or magic.
+pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
+    name: "dumpi",
+    aliases: &[],
+    help: "SST DUMPI traces (the .meta file or its folder)",
+    cache_tag: "Dumpi",
+    detect_path: Some(is_dumpi),
+    detect_line: None,
+    folder: Some("a DUMPI trace (no `.meta` file)"),
+    read: |path, opts| read(path, &opts.algorithms, opts.units.cycles_per_second),
+    check_ranks: |path, limit| limit.check_count(path, u64::from(ranks(path)?)),
+    sources,
+    mpi: crate::mpi::MpiModel::mpich,
+    write: None,
+    collectives_note: None,
+};
+
 use super::limits::RankLimit;
 
 /// Reads the DUMPI trace at `path` (a `.meta` file, a directory holding exactly one, or one of its

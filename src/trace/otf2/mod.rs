@@ -42,6 +42,23 @@ use crate::workload::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+/// OTF2 in the registry of [`crate::trace::formats`]: told by its anchor file or folder.
+pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
+    name: "otf2",
+    aliases: &[],
+    help: "OTF2 archives as Score-P writes them (the anchor traces.otf2 or its folder)",
+    cache_tag: "Otf2",
+    detect_path: Some(is_otf2),
+    detect_line: None,
+    folder: Some("an OTF2 archive (no anchor file `*.otf2`)"),
+    read: |path, opts| read(path, &opts.algorithms, opts.units.cycles_per_second),
+    check_ranks: |path, limit| limit.check_count(path, u64::from(ranks(path)?)),
+    sources,
+    mpi: MpiModel::mpich,
+    write: None,
+    collectives_note: None,
+};
+
 /// The files of an archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Archive {

@@ -28,6 +28,26 @@ pub const MAGIC: &str = "netreplay-trace";
 /// lacks the non-blocking and collective events, version 2 communicators and the MPI call set of 3).
 pub const VERSION: u32 = 3;
 
+/// The native format in the registry of [`crate::trace::formats`]: told by its header line.
+pub const FORMAT: crate::trace::formats::Descriptor = crate::trace::formats::Descriptor {
+    name: "native",
+    aliases: &[],
+    help: "netreplay's own text format (traces/FORMAT.md), as `generate` writes it",
+    cache_tag: "Native",
+    detect_path: None,
+    detect_line: Some(|_, line| line.starts_with(MAGIC)),
+    folder: None,
+    read: |path, opts| crate::trace::read_with(path, &opts.algorithms),
+    check_ranks: crate::trace::limits::check_native_ranks,
+    sources: |path| Ok(vec![path.to_path_buf()]),
+    mpi: crate::mpi::MpiModel::default,
+    write: Some(crate::trace::formats::Writer {
+        check: |_| Ok(()),
+        body: |program, out| crate::trace::write_text(program, out),
+    }),
+    collectives_note: None,
+};
+
 /// Longest accepted line in bytes: far above any valid event, so a binary file fed by mistake is
 /// refused on its first line instead of being read whole. (Version 3's per-rank count lists make
 /// lines longer: 24 bytes per rank of the largest `v` collective.)

@@ -2,29 +2,12 @@
 //! [`Reader::action`] and pushed to the MPI layer's [`Builder`]; datatype sizes and time conversions.
 
 use super::Units;
+use super::datatypes::datatype_size;
 use crate::error::Result;
 use crate::mpi::call::{Call, Collective, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Pos};
-
-/// Size in bytes of SimGrid 3.32's predefined datatype `id` (`smpi_datatype.cpp`, x86-64 sizes), if
-/// replayable. 38..=49 are the Fortran types (REAL 4, REAL4 4, REAL8 8, REAL16 16, COMPLEX8 8,
-/// COMPLEX16 16, COMPLEX32 16 as SimGrid defines it, INTEGER1 4 as SimGrid defines it, INTEGER2 2,
-/// INTEGER4 4, INTEGER8 8, INTEGER16 16), 50..=54 LONG_DOUBLE_INT 32, CXX_BOOL 1, the C++ complex types
-/// 8/16/32; 55 and 56 (UB, LB) have no size; 57 PACKED 1, 58 PTR 8, 59 COUNT 8.
-pub(super) fn datatype_size(id: i64) -> Option<u64> {
-    Some(match id {
-        2 | 6 | 8 | 9 | 16 | 17 | 21 | 51 | 57 => 1,
-        3 | 10 | 18 | 22 | 46 => 2,
-        1 | 5 | 11 | 15 | 19 | 23 | 38 | 39 | 45 | 47 => 4,
-        0 | 4 | 7 | 12 | 13 | 20 | 24 | 25 | 28 | 29 | 30 | 33 | 34 | 35 | 40 | 42 | 48 | 52
-        | 58 | 59 => 8,
-        14 | 26 | 31 | 32 | 36 | 37 | 41 | 43 | 44 | 49 | 53 => 16,
-        27 | 50 | 54 => 32,
-        55 | 56 => 0,
-        _ => return None,
-    })
-}
+use crate::workload::ANY_SOURCE;
 
 /// One line's tokens with their 1-based columns.
 pub(crate) struct Line<'a> {
@@ -166,21 +149,33 @@ impl Reader {
         Ok(v as u32)
     }
 
+    /// A source rank, or `-333` (what SimGrid's tracer writes for MPI_ANY_SOURCE: MPI_UNDEFINED,
+    /// the world rank of "any") as [`ANY_SOURCE`], left to the replay to match in arrival order.
+    fn source_arg(&self, line: &Line, i: usize, what: &str) -> Result<u32, LineError> {
+        if line.get(i, what)?.1 == "-333" {
+            return Ok(ANY_SOURCE);
+        }
+        self.rank_arg(line, i, what)
+    }
+
     fn datatype(&self, line: &Line, i: usize, me: u32) -> Result<u64, LineError> {
         if !line.has(i) {
             return Ok(self.ranks[me as usize].default_dt);
         }
         let (col, t) = line.get(i, "a datatype id")?;
-        let id = line.integer(i, "a datatype id", -1, 1 << 20)?;
-        datatype_size(id).ok_or_else(|| {
-            (
-                col,
-                format!(
-                    "datatype id `{t}` is not one of SimGrid's predefined types 0..=59 (a derived \
-                     datatype: the trace gives no size for it)"
-                ),
-            )
-        })
+        let id = line.integer(i, "a datatype id", -(1 << 20), 1 << 20)?;
+        datatype_size(id)
+            .or_else(|| self.units.derived.get(id))
+            .ok_or_else(|| {
+                (
+                    col,
+                    format!(
+                        "datatype id `{t}` is not one of SimGrid's predefined types 0..=59: a \
+                         derived datatype, whose size the trace does not give; give it with the \
+                         trace option dtsize={t}:BYTES"
+                    ),
+                )
+            })
     }
 
     /// Cycles of `flops` (token `i` of `line`): negative amounts and amounts past the simulator's
@@ -256,8 +251,12 @@ impl Reader {
         match name {
             "init" => self.ranks[me as usize].default_dt = if line.has(2) { 8 } else { 1 },
             "finalize" | "comm_size" | "comm_split" | "comm_dup" | "location" => {}
-            "send" | "isend" | "recv" | "irecv" => {
-                let partner = self.rank_arg(line, 2, "a partner rank")?;
+            "send" | "isend" | "recv" | "irecv" | "Ssend" | "ISsend" => {
+                let partner = if name.ends_with("recv") {
+                    self.source_arg(line, 2, "a partner rank")?
+                } else {
+                    self.rank_arg(line, 2, "a partner rank")?
+                };
                 let (tcol, t) = line.get(3, "a tag")?;
                 let tag = line.integer(3, "a tag", i64::MIN / 2, i64::MAX / 2)?;
                 if !(0..1i64 << 31).contains(&tag) {
@@ -272,11 +271,11 @@ impl Reader {
                 let tag = tag as u64;
                 let count = line.count(4, "a size")?;
                 let bytes = bytes(self, 4, count, 5)?;
-                let req = if name.starts_with('i') {
+                let req = if matches!(name, "isend" | "irecv" | "ISsend") {
                     let rank = &mut self.ranks[me as usize];
                     let req = rank.next_req;
                     rank.next_req = rank.next_req.wrapping_add(1) % (u32::MAX - 2);
-                    let key = if name == "isend" {
+                    let key = if name.ends_with("send") {
                         (me, partner, tag)
                     } else {
                         (partner, me, tag)
@@ -292,13 +291,17 @@ impl Reader {
                         dest: partner,
                         tag,
                         bytes,
-                        mode: SendMode::Standard,
+                        mode: if name.ends_with("Ssend") {
+                            SendMode::Synchronous
+                        } else {
+                            SendMode::Standard
+                        },
                         req,
                     }
                 } else {
                     Call::Recv {
                         comm: WORLD,
-                        source: Source::Rank(partner),
+                        source: source(partner),
                         tag: TagSel::Tag(tag),
                         req,
                         status: None,
@@ -310,7 +313,7 @@ impl Reader {
                 let send_count = line.count(2, "a send size")?;
                 let dest = self.rank_arg(line, 3, "a destination rank")?;
                 line.count(4, "a receive size")?;
-                let src = self.rank_arg(line, 5, "a source rank")?;
+                let src = self.source_arg(line, 5, "a source rank")?;
                 let bytes = bytes(self, 2, send_count, 6)?;
                 self.push(
                     me,
@@ -319,14 +322,14 @@ impl Reader {
                         dest,
                         send_tag: 0,
                         bytes,
-                        source: Source::Rank(src),
+                        source: source(src),
                         recv_tag: TagSel::Tag(0),
                         status: None,
                     },
                 );
             }
             "test" | "wait" => {
-                let src = self.rank_arg(line, 2, "a source rank")?;
+                let src = self.source_arg(line, 2, "a source rank")?;
                 let dst = self.rank_arg(line, 3, "a destination rank")?;
                 let tag = line.integer(4, "a tag", i64::MIN / 2, i64::MAX / 2)?;
                 if name == "wait" {
@@ -338,6 +341,19 @@ impl Reader {
                     }
                 }
             }
+            // MPI_Waitany: the trace records neither the requests nor which completed; the MPI
+            // layer's rule for an unrecorded waitany completes the first listed request still open,
+            // here the rank's oldest outstanding one.
+            "waitAny" => {
+                let rank = &mut self.ranks[me as usize];
+                if !rank.reqs.is_empty() {
+                    let (_, req) = rank.reqs.remove(0);
+                    self.push(me, Call::Wait { req, status: None });
+                }
+            }
+            // MPI_Testall, MPI_Testany, MPI_Testsome: no outcome recorded, so, like `test`, no
+            // request completes here; a later wait (or the end) finds them.
+            "testall" | "testany" | "testsome" => {}
             "waitall" => {
                 let rank = &mut self.ranks[me as usize];
                 if !rank.reqs.is_empty() {
@@ -463,6 +479,15 @@ impl Reader {
     }
 }
 
+/// The source of a receive: a rank, or any source matched at replay time.
+fn source(rank: u32) -> Source {
+    if rank == ANY_SOURCE {
+        Source::Arrival
+    } else {
+        Source::Rank(rank)
+    }
+}
+
 /// The most tokens (rank and action name included) a line of action `name` may have in a trace of
 /// `n` ranks: its arguments and optional datatype ids as SimGrid's parsers read them (`waitall` may
 /// carry the request count SimGrid's tracer writes). `None` where
@@ -471,9 +496,11 @@ impl Reader {
 fn arity(name: &str, n: usize) -> Option<usize> {
     Some(match name {
         "barrier" => 2,
-        "init" | "compute" | "sleep" | "waitall" => 3,
+        "init" | "compute" | "sleep" | "waitall" | "waitAny" | "testall" | "testany"
+        | "testsome" => 3,
         "test" | "wait" | "bcast" | "allreduce" | "scan" | "exscan" => 5,
-        "send" | "isend" | "recv" | "irecv" | "reduce" | "alltoall" | "allgather" => 6,
+        "send" | "isend" | "recv" | "irecv" | "Ssend" | "ISsend" | "reduce" | "alltoall"
+        | "allgather" => 6,
         "gather" | "scatter" => 7,
         "sendRecv" => 8,
         "reducescatter" => 4 + n,

@@ -28,22 +28,60 @@
 //! not SimGrid's own selector); TI traces name no communicator, so every collective and message is on
 //! MPI_COMM_WORLD, as SimGrid's replay does (`comm_split`, `comm_dup` are no-ops there too).
 //! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
-//! Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's predefined
-//! types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (no predefined id) has no size in the
-//! trace and is refused.
+//! What SimGrid's tracer writes but its replay refuses: `Ssend`/`ISsend` are synchronous sends
+//! (MPI_Ssend, MPI_Issend: complete once the receive matched); `waitAny COUNT` (MPI_Waitany, no
+//! request list or outcome recorded) completes the rank's oldest outstanding request, the MPI
+//! layer's rule for an unrecorded waitany; `testall`, `testany` and `testsome` are no-ops, as `test`
+//! is. Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's
+//! predefined types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (written as id -1,
+//! with no size) takes the size the `dtsize=ID:BYTES/...` option gives, else is refused.
+//! `MPI_ANY_SOURCE`, written `-333` (SimGrid's MPI_UNDEFINED, the world rank of "any"), in a
+//! receive, `sendRecv` or `wait` is left to the replay, which matches it in arrival order
+//! (`mpi/matching.rs`; SimGrid's own replay cannot replay it).
 
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
 use crate::workload::Program;
 use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
+
+/// SimGrid TI traces in the registry of [`crate::trace::formats`]: told by an action line, or an
+/// index line naming an existing file.
+pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
+    name: "simgrid",
+    aliases: &[],
+    help: "SimGrid SMPI time-independent traces (one action file, or an index of per-rank files)",
+    cache_tag: "SimGrid",
+    detect_path: None,
+    detect_line: Some(|path, line| is_action_line(line) || is_index_line(path, line)),
+    folder: None,
+    read: |path, opts| read(path, &opts.algorithms, opts.units),
+    check_ranks: |path, limit| count_ranks(path, limit).map(drop),
+    sources,
+    mpi: crate::mpi::MpiModel::mpich,
+    write: None,
+    collectives_note: Some(
+        "SimGrid time-independent traces record no communicators: every collective is replayed \
+         over all ranks (MPI_COMM_WORLD), whatever communicator the application used",
+    ),
+};
+
+/// Whether `line` names an existing file beside `path` or in one of its ancestors (an index).
+fn is_index_line(path: &Path, line: &str) -> bool {
+    path.parent()
+        .into_iter()
+        .flat_map(Path::ancestors)
+        .any(|d| d.join(line).is_file())
+}
 mod actions;
+mod datatypes;
 
 use super::limits::RankLimit;
 
 pub(crate) use actions::Line;
 pub use actions::MAX_BYTES;
 use actions::Reader;
+pub use datatypes::DerivedSizes;
 
 /// Conversion of SimGrid's work units to network cycles.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -53,6 +91,8 @@ pub struct Units {
     pub flops_per_cycle: f64,
     /// Network cycles per second of `sleep` (`cycles_per_second`, default 1e9).
     pub cycles_per_second: f64,
+    /// Bytes of the trace's derived datatypes (`dtsize=`), which the trace does not give.
+    pub derived: DerivedSizes,
 }
 
 impl Default for Units {
@@ -60,6 +100,7 @@ impl Default for Units {
         Units {
             flops_per_cycle: 1.0,
             cycles_per_second: crate::workload::DEFAULT_CYCLES_PER_SECOND,
+            derived: DerivedSizes::default(),
         }
     }
 }
@@ -339,7 +380,7 @@ fn finish(reader: Reader) -> Result<Program> {
 
 #[cfg(test)]
 mod tests {
-    use super::actions::datatype_size;
+    use super::datatypes::datatype_size;
     use super::*;
 
     #[test]

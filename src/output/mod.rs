@@ -1,9 +1,10 @@
-//! How output files are written: checked before a run ([`prepare_output`], [`prepare_dir`]), then
+//! How output files are written, below everything that writes one (reports, traces, the trace
+//! cache, campaign manifests): checked before a run ([`prepare_output`], [`prepare_dir`]), then
 //! written whole or not at all ([`write_atomic`], [`write_set`]).
 //!
 //! A regular file is replaced atomically: the contents go to a temporary file beside it,
 //! `.NAME.netreplay-tmp.PID`, which is synced and renamed over the target, so a reader never sees a
-//! half-written file. The temporary file is registered with [`super::interrupt`], so Ctrl-C or
+//! half-written file. The temporary file is registered with [`interrupt`], so Ctrl-C or
 //! SIGTERM removes it; one left by a killed process (its PID no longer running) is removed by the
 //! next write of the same output.
 //!
@@ -14,7 +15,8 @@
 //! /dev/stdout > t.json` writes into `t.json`. A socket cannot be opened as a file and is refused. A symbolic link to a regular file is kept: its target is replaced
 //! atomically (the temporary file goes beside the target, so the rename stays in one directory).
 
-use super::interrupt;
+pub mod interrupt;
+
 use crate::error::{Error, Result};
 use std::fs::File;
 use std::io::Write as _;

@@ -4,22 +4,70 @@
 //! ranks `base[j]..base[j + 1]`, and records when each job completes (its last rank has finished and
 //! its last message has been consumed).
 
-use super::driver::{Consumed, Driver, Step};
+use super::{Replay, check_program, drive};
+use crate::error::{Error, Result};
 use crate::mpi::runtime::Ranks;
+use crate::network::{Consumed, Driver, Outcome, Progress, Step};
+use crate::workload::Program;
+
+/// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
+#[derive(Debug, Clone, Copy)]
+pub struct Job<'p> {
+    /// What its ranks do.
+    pub program: &'p Program,
+    /// Node of each rank (disjoint from every other job's).
+    pub nodes: &'p [u32],
+    /// Cycle at which its ranks start.
+    pub start: u64,
+}
+
+impl Replay<'_> {
+    /// Replays several jobs at once over the shared network; returns the whole run's outcome (its
+    /// `messages` count protocol messages too: no MPI statistics are kept across jobs) and the cycle
+    /// at which each job completed (its last rank finished and its last message was consumed);
+    /// progress is published into `progress`.
+    pub fn jobs(&self, jobs: &[Job], progress: Option<&Progress>) -> Result<(Outcome, Vec<u64>)> {
+        let nodes = self.network().topology().nodes();
+        let mut used = vec![false; nodes as usize];
+        let mut rank_node = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            check_program(job.program, job.nodes, &format!("job {j}: "))?;
+            for &n in job.nodes {
+                if n >= nodes || std::mem::replace(&mut used[n as usize], true) {
+                    return Err(Error::Invalid(format!(
+                        "job {j}: node {n} is outside the machine or already used by another job"
+                    )));
+                }
+            }
+            rank_node.extend_from_slice(job.nodes);
+        }
+        let drivers = jobs.iter().map(|j| Ranks::new(j.program)).collect();
+        let starts = jobs.iter().map(|j| j.start).collect();
+        let driver = Jobs::new(drivers, starts);
+        let (outcome, driver) =
+            drive(self.network(), driver, self.run(&rank_node, progress, None))?;
+        let completed = driver
+            .completed_at
+            .iter()
+            .map(|c| c.unwrap_or(outcome.completion_cycles))
+            .collect();
+        Ok((outcome, completed))
+    }
+}
 
 /// The rank interpreters of every job, with their global rank ranges and start cycles.
-pub(super) struct Jobs<'p> {
+struct Jobs<'p> {
     jobs: Vec<Ranks<'p>>,
     base: Vec<u32>,
     start: Vec<u64>,
     open: Vec<u64>,
-    pub(super) completed_at: Vec<Option<u64>>,
+    completed_at: Vec<Option<u64>>,
     scratch: Vec<Step>,
 }
 
 impl<'p> Jobs<'p> {
     /// `jobs[j]` starts at cycle `start[j]`.
-    pub(super) fn new(jobs: Vec<Ranks<'p>>, start: Vec<u64>) -> Self {
+    fn new(jobs: Vec<Ranks<'p>>, start: Vec<u64>) -> Self {
         let mut base = vec![0u32];
         for j in &jobs {
             base.push(base[base.len() - 1] + j.count());

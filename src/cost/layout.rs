@@ -1,0 +1,214 @@
+//! Floor layouts: switches packed into cabinets, cabinets on a grid, and the length of every
+//! switch-to-switch cable, for `topology --json` and the cost models that price cables by length.
+//!
+//! A layout fills cabinets of [`FloorLayout::per_cabinet`] switches in the topology's layout order
+//! ([`Topology::layout_order`]: switch ids unless the family groups switches that are wired together,
+//! as DSN-F's super-nodes), puts cabinet `i` at row `i / per_row`, place `i mod per_row`, and measures
+//! a cable between two cabinets as the Manhattan distance between them plus an overhead; a cable inside
+//! one cabinet has a fixed length. Node cables are left out (their length does not depend on the
+//! topology, seed 002 §IV-C).
+//!
+//! Two presets:
+//! - `seed002` (seed 002 §IV-C, Fig. 7): 16 switches per cabinet; for `c` cabinets, `x = ceil(sqrt c)`
+//!   rows of `y = ceil(c / x)` cabinets; cabinets 0.6 m wide and 2.1 m deep (aisle included); 2 m
+//!   for a cable inside a cabinet; a cable between cabinets is their Manhattan distance plus 2 m of
+//!   wiring at each of its two cabinets (the paper's "2m wiring overhead ... at each cabinet": we read
+//!   it as per end, 4 m per cable).
+//! - `seed003` (seed 003 §IV-A, the generic layout its cost model uses for families whose own layout
+//!   the seed does not give): one switch per rack, `ceil(sqrt c)` racks per row, 1 m apart either
+//!   way, 2 m of overhead per cable between racks and 2 m inside one.
+
+use crate::topology::Topology;
+use serde::Serialize;
+
+/// Switches in cabinets on a grid, and the cable lengths that follow (see the module notes).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FloorLayout {
+    /// Preset name, reported with the lengths.
+    pub name: &'static str,
+    /// Switches per cabinet.
+    pub per_cabinet: u32,
+    /// Metres between neighbouring cabinets of a row.
+    pub width_m: f64,
+    /// Metres between neighbouring rows (cabinet depth, aisle included).
+    pub depth_m: f64,
+    /// Length of a cable inside one cabinet.
+    pub intra_m: f64,
+    /// Length added to the Manhattan distance of a cable between two cabinets (both ends).
+    pub overhead_m: f64,
+    /// How many cabinets stand in a row.
+    pub rows: RowRule,
+}
+
+/// How `c` cabinets are arranged in rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowRule {
+    /// `ceil(sqrt c)` rows of `ceil(c / rows)` cabinets (seed 002 §IV-C).
+    SqrtRows,
+    /// Rows of `ceil(sqrt c)` cabinets.
+    SqrtPerRow,
+}
+
+/// Seed 002 §IV-C's machine room.
+pub const SEED002: FloorLayout = FloorLayout {
+    name: "seed002",
+    per_cabinet: 16,
+    width_m: 0.6,
+    depth_m: 2.1,
+    intra_m: 2.0,
+    overhead_m: 4.0,
+    rows: RowRule::SqrtRows,
+};
+
+/// Seed 003's generic rack grid (one switch per rack by default).
+pub const SEED003: FloorLayout = FloorLayout {
+    name: "seed003",
+    per_cabinet: 1,
+    width_m: 1.0,
+    depth_m: 1.0,
+    intra_m: 2.0,
+    overhead_m: 2.0,
+    rows: RowRule::SqrtPerRow,
+};
+
+/// The switch-to-switch cables of a laid-out network, as `topology --json` reports them (`cables`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CableReport {
+    /// The layout's preset name.
+    pub layout: &'static str,
+    /// Cabinets, rows and cabinets per row.
+    pub cabinets: u32,
+    pub rows: u32,
+    pub per_row: u32,
+    /// Switches per cabinet.
+    pub per_cabinet: u32,
+    /// Switch-to-switch cables, those inside one cabinet, and those between cabinets.
+    pub cables: u64,
+    pub intra_cabinet: u64,
+    pub inter_cabinet: u64,
+    /// Sum and mean of their lengths in metres.
+    pub total_m: f64,
+    pub mean_m: f64,
+}
+
+/// Where each switch of a topology stands: its cabinet and the cabinet's grid position.
+#[derive(Debug, Clone)]
+pub struct Placed {
+    layout: FloorLayout,
+    cabinet: Vec<u32>,
+    cabinets: u32,
+    per_row: u32,
+}
+
+impl FloorLayout {
+    /// Places the switches of `topo` in cabinets.
+    pub fn place(&self, topo: &dyn Topology) -> Placed {
+        let order = topo.layout_order();
+        let mut cabinet = vec![0; topo.switches() as usize];
+        for (i, &sw) in order.iter().enumerate() {
+            cabinet[sw as usize] = i as u32 / self.per_cabinet;
+        }
+        let cabinets = topo.switches().div_ceil(self.per_cabinet).max(1);
+        let root = (f64::from(cabinets).sqrt().ceil() as u32).max(1);
+        let per_row = match self.rows {
+            RowRule::SqrtRows => cabinets.div_ceil(root),
+            RowRule::SqrtPerRow => root,
+        };
+        Placed {
+            layout: *self,
+            cabinet,
+            cabinets,
+            per_row,
+        }
+    }
+}
+
+impl Placed {
+    /// Length in metres of a cable between switches `a` and `b`.
+    pub fn cable_m(&self, a: u32, b: u32) -> f64 {
+        let (ca, cb) = (self.cabinet[a as usize], self.cabinet[b as usize]);
+        if ca == cb {
+            return self.layout.intra_m;
+        }
+        let (ra, pa) = (ca / self.per_row, ca % self.per_row);
+        let (rb, pb) = (cb / self.per_row, cb % self.per_row);
+        f64::from(pa.abs_diff(pb)) * self.layout.width_m
+            + f64::from(ra.abs_diff(rb)) * self.layout.depth_m
+            + self.layout.overhead_m
+    }
+
+    /// Counts and lengths of the cables `links` (switch pairs, each cable once).
+    pub fn report(&self, links: &[(u32, u32)]) -> CableReport {
+        let intra = links
+            .iter()
+            .filter(|&&(a, b)| self.cabinet[a as usize] == self.cabinet[b as usize])
+            .count() as u64;
+        let total_m: f64 = links.iter().map(|&(a, b)| self.cable_m(a, b)).sum();
+        CableReport {
+            layout: self.layout.name,
+            cabinets: self.cabinets,
+            rows: self.cabinets.div_ceil(self.per_row),
+            per_row: self.per_row,
+            per_cabinet: self.layout.per_cabinet,
+            cables: links.len() as u64,
+            intra_cabinet: intra,
+            inter_cabinet: links.len() as u64 - intra,
+            total_m,
+            mean_m: total_m / links.len().max(1) as f64,
+        }
+    }
+}
+
+/// The switch-to-switch cables of all of `topo` under seed 002's machine room.
+pub fn seed002_cables(topo: &dyn Topology) -> CableReport {
+    SEED002
+        .place(topo)
+        .report(&super::complete(topo).switch_links)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 32-switch ring laid out by hand: switches 0-15 in cabinet 0 and 16-31 in cabinet 1; two
+    /// cabinets make ceil(sqrt 2) = 2 rows of one, so the cabinets stand one row (2.1 m) apart. The
+    /// ring has 32 cables: 30 inside a cabinet (2 m each) and two between them, (15,16) and (31,0),
+    /// each 2.1 m + 2 x 2 m = 6.1 m: 72.2 m in all, 2.25625 m on average.
+    #[test]
+    fn a_hand_laid_ring_of_two_cabinets() {
+        let ring = crate::topology::build("torus:k=32,n=1").unwrap();
+        let c = seed002_cables(ring.as_ref());
+        assert_eq!(
+            (c.cabinets, c.rows, c.per_row, c.cables),
+            (2, 2, 1, 32),
+            "{c:?}"
+        );
+        assert_eq!((c.intra_cabinet, c.inter_cabinet), (30, 2));
+        assert!((c.total_m - 72.2).abs() < 1e-9, "{}", c.total_m);
+        assert!((c.mean_m - 2.25625).abs() < 1e-9, "{}", c.mean_m);
+    }
+
+    /// Seed 002's grid for 5 cabinets: ceil(sqrt 5) = 3 rows of ceil(5/3) = 2; cabinet 4 is row 2,
+    /// place 0, so a cable from cabinet 1 (row 0, place 1) runs 0.6 + 2 x 2.1 + 4 = 8.8 m.
+    #[test]
+    fn cabinets_fill_rows_of_the_seed_002_grid() {
+        let line = crate::topology::build("torus:k=80,n=1").unwrap();
+        let placed = SEED002.place(line.as_ref());
+        assert_eq!((placed.cabinets, placed.per_row), (5, 2));
+        assert!((placed.cable_m(16, 64) - 8.8).abs() < 1e-9);
+        assert!((placed.cable_m(16, 31) - 2.0).abs() < 1e-9);
+    }
+
+    /// DSN-F groups a super-node's layers: with p = 4 and 2 layers (n = 128, N = 64), a cabinet of 16
+    /// holds two super-nodes' two layers, so every Local_Link and Layer_Link is inside a cabinet.
+    #[test]
+    fn dsnf_keeps_a_super_nodes_layers_in_one_cabinet() {
+        let dsnf = crate::topology::build("dsnf:n=128").unwrap();
+        let grouped = seed002_cables(dsnf.as_ref());
+        let links = super::super::complete(dsnf.as_ref()).switch_links;
+        // Local ring links (4 per super-node and layer, 16 x 2 x 4 = 128) and Layer_Links (64) are
+        // all inside; the rest (Succ and Shortcuts between super-nodes) may leave.
+        assert!(grouped.intra_cabinet >= 192, "{grouped:?}");
+        assert_eq!(grouped.cables, links.len() as u64);
+    }
+}
