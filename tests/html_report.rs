@@ -166,6 +166,15 @@ fn html_reports_render_in_headless_chromium() {
         sweep.to_str().unwrap(),
         "--quiet",
     ]);
+    let campaign_md = std::fs::read_to_string(camp.join("report.md")).unwrap();
+    let campaign_html = std::fs::read_to_string(camp.join("report.html")).unwrap();
+    assert_every_row_in_html(&campaign_md, &campaign_html);
+    let run_html = std::fs::read_to_string(&run_page).unwrap();
+    assert!(
+        run_html.contains("link classes: colour scale 0-")
+            && run_html.contains("busiest links: colour scale 0-"),
+        "the heat map's legend states its scales"
+    );
     let cases = [
         (run_page.clone(), 2),
         (camp.join("report.html"), 2),
@@ -180,5 +189,37 @@ fn html_reports_render_in_headless_chromium() {
             page.display(),
             shot.display()
         );
+    }
+}
+
+/// Every table row of `report.md` (its first cell) is a row of `report.html`, and the HTML has no
+/// number of four or more digits without its thousands separators.
+fn assert_every_row_in_html(md: &str, html: &str) {
+    let labels: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| |") && !l.starts_with("| pattern"))
+        .map(|l| l[2..].split(" | ").next().unwrap())
+        .collect();
+    // quick-campaign.toml: 4 patterns at 2 sizes, then the 11 rows of seed 004's Tables 4-5.
+    assert_eq!(labels.len(), 4 * 2 + 11, "{labels:?}");
+    for label in &labels {
+        let cell = format!(
+            "<td class=\"l\">{}</td>",
+            label
+                .replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+        );
+        assert!(
+            html.contains(&cell),
+            "report.md row {label:?} missing from report.html"
+        );
+    }
+    for cell in html.split("<td>").skip(1) {
+        let cell = cell.split("</td>").next().unwrap();
+        let long_run = cell
+            .split(|c: char| !c.is_ascii_digit())
+            .any(|run| run.len() > 3);
+        assert!(!long_run, "a number without thousands separators: {cell}");
     }
 }

@@ -6,11 +6,11 @@ use super::index::{self, Index};
 use super::{CampaignConfig, RunRecord};
 use crate::cost::{self, Cost};
 use crate::error::{Error, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// One (workload, size) column of the tables.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Cell {
     /// Workload as written in the config.
     pub workload: String,
@@ -21,7 +21,7 @@ pub struct Cell {
 }
 
 /// One candidate network's rows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct NetworkResult {
     /// Label.
     pub label: String,
@@ -44,7 +44,7 @@ pub struct NetworkResult {
 }
 
 /// Everything a campaign report shows.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Analysis {
     /// Title.
     pub name: String,

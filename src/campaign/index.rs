@@ -116,7 +116,7 @@ impl Weights {
 }
 
 /// One network's line of seed 004 Tables 4 and 5.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
 pub struct Index {
     /// sum over (P, S) of w_{P,S} * T_{P,S} ("Sigma relative time").
     pub weighted_sum: f64,

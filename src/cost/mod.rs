@@ -22,7 +22,7 @@ pub use table::PriceTable;
 use crate::error::Result;
 use crate::spec::Registry;
 use crate::topology::{Endpoint, Topology};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Every cost model, by spec name. One line per model.
 pub static REGISTRY: Registry<Box<dyn CostModel>> = Registry {
@@ -67,7 +67,7 @@ impl Inventory {
 }
 
 /// A priced network: the `cost` object of `topology --json` (`total`, `per_node`) plus what was counted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
 pub struct Cost {
     /// The model's spec.
     pub model: String,
@@ -82,7 +82,7 @@ pub struct Cost {
     /// Nodes the cost is shared among.
     pub nodes: u64,
     /// Power of the counted router ports in watts, for models that estimate it (seed 003).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub power_watts: Option<f64>,
 }
 

@@ -3,7 +3,7 @@
 //! and performance/cost (Tables 4 and 5), for the complete network (CN) and the used resources (U).
 //! Written as Markdown, CSV and JSON; the charts are in [`super::svg`].
 
-use crate::campaign::analysis::Analysis;
+use crate::campaign::analysis::{Analysis, NetworkResult};
 use crate::error::Result;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,6 +23,54 @@ fn md(text: &str) -> String {
 
 fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
+}
+
+type Field = fn(&NetworkResult) -> String;
+
+/// The rows of the performance and cost table (seed 004 Tables 4-5), in order: `report.md` and
+/// `report.html` both print exactly these, so neither can lose a row the other has.
+const SUMMARY: [(&str, Field); 11] = [
+    ("Σ weighted relative time", |n| {
+        opt(n.index_complete.map(|x| x.weighted_sum), 2)
+    }),
+    ("Normalised φ", |n| {
+        opt(n.index_complete.map(|x| x.normalised_phi), 2)
+    }),
+    ("Total cost-CN", |n| {
+        format!("{:.0}", n.cost_complete.total.round())
+    }),
+    ("Cost/node-CN", |n| {
+        format!("{:.0}", n.cost_complete.per_node.round())
+    }),
+    ("Norm cost/node-CN", |n| {
+        opt(n.index_complete.map(|x| x.normalised_cost), 2)
+    }),
+    ("Perf./cost-CN", |n| {
+        opt(n.index_complete.map(|x| x.perf_per_cost), 2)
+    }),
+    ("Switches-U / links-U", |n| {
+        format!("{} / {}", n.cost_used.switches, n.cost_used.links)
+    }),
+    ("Total cost-U", |n| {
+        format!("{:.0}", n.cost_used.total.round())
+    }),
+    ("Cost/node-U", |n| {
+        format!("{:.0}", n.cost_used.per_node.round())
+    }),
+    ("Norm cost/node-U", |n| {
+        opt(n.index_used.map(|x| x.normalised_cost), 2)
+    }),
+    ("Perf./cost-U", |n| {
+        opt(n.index_used.map(|x| x.perf_per_cost), 2)
+    }),
+];
+
+/// The performance and cost table: each row's label and one cell per network, in config order.
+pub fn summary_rows(a: &Analysis) -> Vec<(&'static str, Vec<String>)> {
+    SUMMARY
+        .iter()
+        .map(|(name, f)| (*name, a.networks.iter().map(f).collect()))
+        .collect()
 }
 
 /// The report as Markdown tables.
@@ -60,44 +108,9 @@ pub fn markdown(a: &Analysis) -> String {
     let _ = writeln!(t, "\n## Performance and cost (seed 004 Tables 4-5)\n");
     let _ = writeln!(t, "| | {} |", head.join(" | "));
     let _ = writeln!(t, "|---|{}", "---:|".repeat(head.len()));
-    let row = |t: &mut String, name: &str, f: &dyn Fn(usize) -> String| {
-        let vals: Vec<String> = (0..a.networks.len()).map(f).collect();
+    for (name, vals) in summary_rows(a) {
         let _ = writeln!(t, "| {name} | {} |", vals.join(" | "));
-    };
-    let n = &a.networks;
-    row(&mut t, "Σ weighted relative time", &|i| {
-        opt(n[i].index_complete.map(|x| x.weighted_sum), 2)
-    });
-    row(&mut t, "Normalised φ", &|i| {
-        opt(n[i].index_complete.map(|x| x.normalised_phi), 2)
-    });
-    row(&mut t, "Total cost-CN", &|i| {
-        format!("{:.0}", n[i].cost_complete.total.round())
-    });
-    row(&mut t, "Cost/node-CN", &|i| {
-        format!("{:.0}", n[i].cost_complete.per_node.round())
-    });
-    row(&mut t, "Norm cost/node-CN", &|i| {
-        opt(n[i].index_complete.map(|x| x.normalised_cost), 2)
-    });
-    row(&mut t, "Perf./cost-CN", &|i| {
-        opt(n[i].index_complete.map(|x| x.perf_per_cost), 2)
-    });
-    row(&mut t, "Switches-U / links-U", &|i| {
-        format!("{} / {}", n[i].cost_used.switches, n[i].cost_used.links)
-    });
-    row(&mut t, "Total cost-U", &|i| {
-        format!("{:.0}", n[i].cost_used.total.round())
-    });
-    row(&mut t, "Cost/node-U", &|i| {
-        format!("{:.0}", n[i].cost_used.per_node.round())
-    });
-    row(&mut t, "Norm cost/node-U", &|i| {
-        opt(n[i].index_used.map(|x| x.normalised_cost), 2)
-    });
-    row(&mut t, "Perf./cost-U", &|i| {
-        opt(n[i].index_used.map(|x| x.perf_per_cost), 2)
-    });
+    }
     t
 }
 

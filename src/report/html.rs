@@ -2,6 +2,7 @@
 //! resource, readable on a laptop screen, for `run --html FILE`, a campaign's `report.html` and
 //! `load-latency --out DIR`'s `load-latency.html`.
 
+use super::axis;
 use super::load_latency::Curve;
 use super::run::RunReport;
 use crate::campaign::analysis::Analysis;
@@ -29,7 +30,7 @@ pub fn esc(s: &str) -> String {
 }
 
 /// Width in pixels up to which a chart is scaled to the page (the page's content width).
-const WIDE: f64 = 1130.0;
+const WIDE: f64 = super::svg::PAGE_WIDTH;
 
 /// An SVG made scalable: gives it a `viewBox` from its width and height when it has none, so CSS can
 /// shrink it to the page.
@@ -51,7 +52,7 @@ fn fit(svg: &str) -> String {
     let style = if w <= WIDE {
         format!(
             " style=\"width:{:.0}px;max-width:100%\"",
-            (w * 1.4).min(WIDE)
+            (w * super::svg::ZOOM).min(WIDE)
         )
     } else {
         format!(" style=\"width:{w:.0}px;max-width:none\"")
@@ -82,7 +83,8 @@ fn figure(svg: &str, caption: &str) -> String {
     )
 }
 
-/// A table: a header row and rows of cells; the first column is left-aligned.
+/// A table: a header row and rows of cells; the first column (labels) is left-aligned, the others
+/// (values) right-aligned with their numbers' digits in groups of three.
 fn table(head: &[String], rows: &[Vec<String>]) -> String {
     let mut t = String::from("<div class=\"wide\"><table>\n<tr>");
     for (i, h) in head.iter().enumerate() {
@@ -101,7 +103,11 @@ fn table(head: &[String], rows: &[Vec<String>]) -> String {
                 t,
                 "<td{}>{}</td>",
                 if i == 0 { " class=\"l\"" } else { "" },
-                esc(c)
+                esc(&if i == 0 {
+                    c.clone()
+                } else {
+                    axis::group_digits(c)
+                })
             );
         }
         t.push_str("</tr>\n");
@@ -133,9 +139,9 @@ pub fn critical_path_svg(c: &CriticalPath) -> String {
     let _ = write!(
         t,
         r#"<text x="{left}" y="14" font-size="13">Critical path: {} cycles to rank {}'s end ({})</text>"#,
-        c.cycles,
+        axis::number(c.cycles as f64, 0),
         c.last_rank,
-        super::progress::count(c.messages, "messages")
+        axis::group_digits(&super::progress::count(c.messages, "messages"))
     );
     let mut x = left;
     let span = w - 2.0 * left;
@@ -143,7 +149,8 @@ pub fn critical_path_svg(c: &CriticalPath) -> String {
         let bw = span * v as f64 / total;
         let _ = write!(
             t,
-            r#"<rect x="{x:.2}" y="22" width="{bw:.2}" height="{bar_h}" fill="{colour}"><title>{name}: {v} cycles ({:.1}%)</title></rect>"#,
+            r#"<rect x="{x:.2}" y="22" width="{bw:.2}" height="{bar_h}" fill="{colour}"><title>{name}: {} cycles ({:.1}%)</title></rect>"#,
+            axis::number(v as f64, 0),
             100.0 * v as f64 / total
         );
         x += bw;
@@ -152,8 +159,9 @@ pub fn critical_path_svg(c: &CriticalPath) -> String {
         let lx = left + 270.0 * i as f64;
         let _ = write!(
             t,
-            r#"<rect x="{lx}" y="60" width="12" height="12" fill="{colour}"/><text x="{}" y="70" font-size="11">{name}: {v} ({:.1}%)</text>"#,
+            r#"<rect x="{lx}" y="60" width="12" height="12" fill="{colour}"/><text x="{}" y="70" font-size="11">{name}: {} ({:.1}%)</text>"#,
             lx + 16.0,
+            axis::number(*v as f64, 0),
             100.0 * *v as f64 / total
         );
     }
@@ -172,7 +180,7 @@ fn critical_path_section(c: &CriticalPath) -> String {
     let _ = writeln!(
         b,
         "<p class=\"meta\">{} steps; the last {shown} in time order:</p>",
-        c.steps_total
+        axis::number(c.steps_total as f64, 0)
     );
     let rows: Vec<Vec<String>> = c.steps[c.steps.len() - shown..]
         .iter()
@@ -248,9 +256,9 @@ pub fn run(r: &RunReport) -> String {
             &super::link_load::heatmap_svg(l),
             &format!(
                 "Busy fraction per link class and of the {} busiest links, in bins of {} cycles \
-                 (top links from {}).",
+                 (top links from {}); classes and links each coloured up to their busiest bin.",
                 l.top_links.len(),
-                l.bin_cycles,
+                axis::number(l.bin_cycles as f64, 0),
                 l.top_links_from
             ),
         ));
@@ -309,7 +317,7 @@ pub fn campaign(a: &Analysis) -> String {
         .map(|(i, c)| {
             let mut row = vec![
                 c.workload.clone(),
-                c.size.map_or_else(|| s("trace"), s),
+                c.size.map_or_else(|| s("trace"), axis::bytes),
                 s(c.weight),
             ];
             row.extend(a.networks.iter().map(|n| opt(n.relative[i], 2)));
@@ -324,37 +332,9 @@ pub fn campaign(a: &Analysis) -> String {
     ));
     let mut head = vec![String::new()];
     head.extend(a.networks.iter().map(|n| n.label.clone()));
-    let n = &a.networks;
-    type Field = fn(&crate::campaign::analysis::NetworkResult) -> String;
-    let fields: [(&str, Field); 8] = [
-        ("Σ weighted relative time", |n| {
-            opt(n.index_complete.map(|x| x.weighted_sum), 2)
-        }),
-        ("Normalised φ", |n| {
-            opt(n.index_complete.map(|x| x.normalised_phi), 2)
-        }),
-        ("Total cost-CN", |n| format!("{:.0}", n.cost_complete.total)),
-        ("Cost/node-CN", |n| {
-            format!("{:.0}", n.cost_complete.per_node)
-        }),
-        ("Perf./cost-CN", |n| {
-            opt(n.index_complete.map(|x| x.perf_per_cost), 2)
-        }),
-        ("Switches-U / links-U", |n| {
-            format!("{} / {}", n.cost_used.switches, n.cost_used.links)
-        }),
-        ("Cost/node-U", |n| format!("{:.0}", n.cost_used.per_node)),
-        ("Perf./cost-U", |n| {
-            opt(n.index_used.map(|x| x.perf_per_cost), 2)
-        }),
-    ];
-    let rows: Vec<Vec<String>> = fields
-        .iter()
-        .map(|(name, f)| {
-            let mut row = vec![name.to_string()];
-            row.extend(n.iter().map(f));
-            row
-        })
+    let rows: Vec<Vec<String>> = super::campaign::summary_rows(a)
+        .into_iter()
+        .map(|(name, vals)| std::iter::once(name.to_string()).chain(vals).collect())
         .collect();
     b.push_str(&table(&head, &rows));
     page(&format!("netreplay campaign: {}", a.name), &b)
@@ -403,4 +383,143 @@ pub fn load_latency(curves: &[Curve]) -> String {
         b.push_str(&table(&head, &rows));
     }
     page("netreplay load-latency", &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::analysis::{Cell, NetworkResult};
+    use crate::campaign::index::Index;
+    use crate::cost::Cost;
+
+    fn cost(total: f64, nodes: u64) -> Cost {
+        Cost {
+            model: "seed004".into(),
+            total,
+            per_node: total / nodes as f64,
+            switches: 80,
+            links: 1280,
+            nodes,
+            power_watts: None,
+        }
+    }
+
+    fn index(sum: f64, cost: f64) -> Index {
+        Index {
+            weighted_sum: sum,
+            phi: 1.0 / sum,
+            normalised_phi: 2.0 / sum,
+            cost_per_node: cost,
+            normalised_cost: cost / 2000.0,
+            perf_per_cost: 2.0 / sum / (cost / 2000.0),
+        }
+    }
+
+    /// Two networks, two cells: the reference and one 2.5 to 60 times slower.
+    pub(crate) fn analysis() -> Analysis {
+        let net = |label: &str, rel: [f64; 2], total: f64| NetworkResult {
+            label: label.into(),
+            topology: format!("{label}:k=4"),
+            placement: "consecutive".into(),
+            cycles: rel.iter().map(|r| Some((r * 89_644.0) as u64)).collect(),
+            relative: rel.iter().map(|&r| Some(r)).collect(),
+            cost_complete: cost(total, 4096),
+            cost_used: cost(total * 0.75, 4096),
+            index_complete: Some(index(rel.iter().sum(), total / 4096.0)),
+            index_used: Some(index(rel.iter().sum(), total * 0.75 / 4096.0)),
+        };
+        Analysis {
+            name: "two trees".into(),
+            config_hash: "abc".into(),
+            reference: "fat".into(),
+            cost_model: "seed004".into(),
+            cells: vec![
+                Cell {
+                    workload: "bu".into(),
+                    size: Some(10_000),
+                    weight: 1.0,
+                },
+                Cell {
+                    workload: "2w".into(),
+                    size: Some(10),
+                    weight: 1.0,
+                },
+            ],
+            networks: vec![
+                net("fat", [1.0, 1.0], 8_192_000.0),
+                net("thin", [60.3, 2.5], 4_321_000.0),
+            ],
+            runs_planned: 4,
+            runs_done: 4,
+        }
+    }
+
+    #[test]
+    fn every_row_of_the_markdown_report_is_in_the_html() {
+        let a = analysis();
+        let (md, html) = (super::super::campaign::markdown(&a), campaign(&a));
+        let labels: Vec<&str> = md
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| |") && !l.starts_with("| pattern"))
+            .map(|l| l[2..].split(" | ").next().unwrap())
+            .collect();
+        // Two relative-time rows (one per cell) and the eleven rows of Tables 4-5.
+        assert_eq!(labels.len(), 13, "{labels:?}");
+        for label in labels {
+            assert!(
+                html.contains(&format!("<td class=\"l\">{}</td>", esc(label))),
+                "{label} missing from the HTML"
+            );
+        }
+        for row in ["Norm cost/node-CN", "Total cost-U", "Norm cost/node-U"] {
+            assert!(html.contains(row), "{row}");
+        }
+        // Values with thousands separators, sizes with their unit.
+        assert!(html.contains("<td>8,192,000</td>"), "total cost-CN");
+        assert!(html.contains("<td>3,240,750</td>"), "total cost-U");
+        assert!(html.contains("<td>80 / 1,280</td>"));
+        assert!(html.contains("<td>10 KB</td>") && html.contains("<td>10 B</td>"));
+        assert!(
+            md.contains("| 8192000 |"),
+            "the Markdown keeps plain numbers"
+        );
+    }
+
+    #[test]
+    fn relative_bars_fill_the_page_with_nice_ticks_and_the_reference_line() {
+        let svg = super::super::svg::relative_bars(&analysis());
+        let drawn = (super::super::svg::PAGE_WIDTH / super::super::svg::ZOOM).floor();
+        assert!(svg.contains(&format!("width=\"{drawn}\"")));
+        assert_eq!(
+            fit(&svg)
+                .matches("style=\"width:1130px;max-width:100%\"")
+                .count(),
+            1
+        );
+        // The largest value is 60.3: ticks 0, 20, ..., 80, never 15.08 or 60.3.
+        for tick in ["0", "20", "40", "60", "80"] {
+            assert!(
+                svg.contains(&format!("text-anchor=\"end\">{tick}</text>")),
+                "{tick}"
+            );
+        }
+        // 1 is not a tick: it is written at the reference line, which is dashed at y = 294 - 260/80.
+        assert!(svg.contains("text-anchor=\"end\">1</text>"));
+        assert!(svg.contains("y1=\"290.8\" y2=\"290.8\" stroke=\"#222\" stroke-dasharray=\"5 3\""));
+        assert!(svg.contains("reference = 1"));
+        assert!(svg.contains(">completion time / reference's</text>"));
+        assert!(svg.contains(">bu 10 KB</text>") && svg.contains(">2w 10 B</text>"));
+    }
+
+    #[test]
+    fn scatter_ticks_step_by_one_two_or_five() {
+        let svg = super::super::svg::phi_cost_scatter(&analysis());
+        // Costs per node of 1,500 and 791 dollars (x 1.05): ticks every 500 up to 2,000.
+        for tick in ["0", "500", "1,000", "1,500", "2,000"] {
+            assert!(
+                svg.contains(&format!("text-anchor=\"middle\">{tick}</text>")),
+                "{tick}: {svg}"
+            );
+        }
+    }
 }

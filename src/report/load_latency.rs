@@ -1,7 +1,9 @@
 //! Load-latency outputs: a text table, CSV, and an SVG plot of mean latency against accepted load,
-//! one polyline per curve, saturated points drawn hollow and clamped to the top of the plot; and
-//! [`Curve`], what a sweep measured, the data they are made of.
+//! one polyline per curve, unstable points drawn hollow, points above the axis marked with their
+//! value; and [`Curve`], what a sweep measured, the data they are made of.
 
+use super::axis;
+use super::html::esc;
 use crate::network::{LoadPoint, Routing};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -89,23 +91,29 @@ const COLOURS: [&str; 8] = [
     "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
 ];
 
-/// SVG plot: x = accepted load (phits/node/cycle), y = mean latency (cycles).
+/// SVG plot: x = accepted load (phits/node/cycle), y = mean latency (cycles). The y axis is scaled to
+/// the stable points; a point above it (an unstable one, whose latency grows without bound) is drawn
+/// at the top edge as a triangle pointing up, with its latency written beside it.
 pub fn svg(curves: &[Curve]) -> String {
-    let (w, h, left, bottom, top, right) = (720.0, 480.0, 70.0, 50.0, 30.0, 220.0);
+    let (w, h, left, bottom, top, right) = (900.0, 480.0, 70.0, 50.0, 30.0, 400.0);
     let pw = w - left - right;
     let ph = h - top - bottom;
     let points = curves.iter().flat_map(|c| c.points.iter());
-    let max_x = points
-        .clone()
-        .map(|p| p.accepted.max(p.offered))
-        .fold(0.0f64, f64::max)
-        .max(0.05);
-    // Scale to the unsaturated points; saturated ones (latency growing without bound) sit on the top edge.
+    let xs = axis::ticks(
+        0.0,
+        points
+            .clone()
+            .map(|p| p.accepted.max(p.offered))
+            .fold(0.0f64, f64::max)
+            .max(0.05),
+        5,
+    );
     let stable = points
         .clone()
         .filter(|p| !p.saturated)
         .map(|p| p.mean_latency);
-    let max_y = stable.fold(0.0f64, f64::max).max(1.0) * 1.5;
+    let ys = axis::ticks(0.0, stable.fold(0.0f64, f64::max).max(1.0) * 1.5, 5);
+    let (max_x, max_y) = (xs.high(), ys.high());
     let sx = |x: f64| left + x / max_x * pw;
     let sy = |y: f64| top + ph - y.min(max_y) / max_y * ph;
     let mut s = format!(
@@ -117,15 +125,25 @@ pub fn svg(curves: &[Curve]) -> String {
         top + ph,
         left + pw
     );
-    for i in 0..=5 {
-        let (x, y) = (max_x * i as f64 / 5.0, max_y * i as f64 / 5.0);
+    for &x in &xs.values {
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{x:.2}</text>\n<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{y:.0}</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{}</text>",
             sx(x),
             top + ph + 18.0,
+            xs.label(x)
+        );
+    }
+    for &y in &ys.values {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#eee\"/><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            left + pw,
+            sy(y),
+            sy(y),
             left - 6.0,
-            sy(y) + 4.0
+            sy(y) + 4.0,
+            ys.label(y)
         );
     }
     let _ = writeln!(
@@ -136,6 +154,8 @@ pub fn svg(curves: &[Curve]) -> String {
         top + ph / 2.0,
         top + ph / 2.0
     );
+    // Points above the axis: (x, colour, latency), labelled once every curve is drawn.
+    let mut clamped: Vec<(f64, &str, f64)> = Vec::new();
     for (i, c) in curves.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let path: Vec<String> = c
@@ -150,25 +170,78 @@ pub fn svg(curves: &[Curve]) -> String {
         );
         for p in &c.points {
             let fill = if p.saturated { "white" } else { colour };
-            let _ = writeln!(
-                s,
-                "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"{colour}\" fill=\"{fill}\"/>",
-                sx(p.accepted),
-                sy(p.mean_latency)
-            );
+            let (x, y) = (sx(p.accepted), sy(p.mean_latency));
+            if p.mean_latency > max_y {
+                clamped.push((x, colour, p.mean_latency));
+                let _ = writeln!(
+                    s,
+                    "<path class=\"clamped\" d=\"M{x:.1},{:.1} l5,9 h-10 z\" stroke=\"{colour}\" fill=\"{fill}\"><title>latency {:.1} cycles, above the axis</title></path>",
+                    y - 4.0,
+                    p.mean_latency
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3.5\" stroke=\"{colour}\" fill=\"{fill}\"/>"
+                );
+            }
         }
         let _ = writeln!(
             s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\">{} ({}, {})</text>",
+            "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"{colour}\">{} ({}, {})</text>",
             left + pw + 12.0,
             top + 16.0 + 18.0 * i as f64,
-            c.topology,
-            c.traffic,
-            c.routing.name()
+            esc(&c.topology),
+            esc(&c.traffic),
+            esc(c.routing.name())
+        );
+    }
+    let ky = top + 16.0 + 18.0 * curves.len() as f64 + 8.0;
+    let _ = writeln!(
+        s,
+        "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3.5\" stroke=\"#555\" fill=\"white\"/><text x=\"{:.1}\" y=\"{ky:.1}\" font-size=\"11\">unstable (latency a lower bound)</text>",
+        left + pw + 16.0,
+        ky - 4.0,
+        left + pw + 26.0
+    );
+    clamp_labels(&mut s, &mut clamped, top);
+    if !clamped.is_empty() {
+        let _ = writeln!(
+            s,
+            "<path d=\"M{:.1},{:.1} l5,9 h-10 z\" stroke=\"#555\" fill=\"white\"/><text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\">above the axis: latency beside it</text>",
+            left + pw + 16.0,
+            ky + 6.0,
+            left + pw + 26.0,
+            ky + 16.0
         );
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// Writes the latency of each point above the axis beside its mark at the top edge, in rows below
+/// the edge so that labels of points close together do not overlap.
+fn clamp_labels(s: &mut String, clamped: &mut [(f64, &str, f64)], top: f64) {
+    clamped.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // The right end of the last label in each row.
+    let mut rows: Vec<f64> = Vec::new();
+    for &(x, colour, latency) in clamped.iter() {
+        let text = axis::number(latency, 0);
+        let (start, width) = (x + 7.0, 7.0 * text.len() as f64);
+        let row = match rows.iter().position(|&end| end + 3.0 <= start) {
+            Some(r) => r,
+            None => {
+                rows.push(f64::NEG_INFINITY);
+                rows.len() - 1
+            }
+        };
+        rows[row] = start + width;
+        let _ = writeln!(
+            s,
+            "<text x=\"{start:.1}\" y=\"{:.1}\" font-size=\"10\" fill=\"{colour}\">{text}</text>",
+            top + 12.0 + 12.0 * row as f64
+        );
+    }
 }
 
 #[cfg(test)]
@@ -185,5 +258,88 @@ mod tests {
         assert_eq!(csv_field("a\"b"), "\"a\"\"b\"");
         assert_eq!(load(0.1 + 0.1 + 0.1).to_string(), "0.3");
         assert_eq!(load(0.05).to_string(), "0.05");
+    }
+}
+
+#[cfg(test)]
+mod plot_tests {
+    use super::*;
+
+    fn point(offered: f64, latency: f64, saturated: bool) -> LoadPoint {
+        LoadPoint {
+            offered,
+            generated: offered,
+            accepted: offered.min(0.42),
+            packets_measured: 12_345,
+            mean_latency: latency,
+            max_latency: latency as u64 * 2,
+            mean_hops: 3.5,
+            hop_histogram: Vec::new(),
+            saturated,
+            sample_latencies: Vec::new(),
+            cycles: 10_000,
+            link_classes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_point_above_the_axis_is_marked_with_its_value() {
+        // Stable up to 52.7 cycles: the axis ends at 80 (52.7 x 1.5 = 79 rounded up to a tick of 20);
+        // the unstable point's 116 cycles lie above it.
+        let curves = [Curve {
+            topology: "fat-tree:k=4,n=2".into(),
+            traffic: "uniform".into(),
+            routing: Routing::minimal(),
+            points: vec![
+                point(0.1, 20.0, false),
+                point(0.3, 52.7, false),
+                point(0.5, 116.0, true),
+            ],
+        }];
+        let svg = svg(&curves);
+        for tick in ["0", "20", "40", "60", "80"] {
+            assert!(
+                svg.contains(&format!("text-anchor=\"end\">{tick}</text>")),
+                "{tick}"
+            );
+        }
+        for tick in ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5"] {
+            assert!(
+                svg.contains(&format!("text-anchor=\"middle\">{tick}</text>")),
+                "{tick}"
+            );
+        }
+        assert_eq!(svg.matches("class=\"clamped\"").count(), 1);
+        assert!(svg.contains("<title>latency 116.0 cycles, above the axis</title>"));
+        assert!(svg.contains(">116</text>"));
+        assert!(svg.contains("above the axis: latency beside it"));
+        // Two stable points drawn as circles, and the legend's hollow one.
+        assert_eq!(svg.matches("<circle").count(), 3);
+    }
+
+    #[test]
+    fn no_clamp_mark_when_every_point_fits() {
+        let curves = [Curve {
+            topology: "mesh:k=4,n=2".into(),
+            traffic: "uniform".into(),
+            routing: Routing::minimal(),
+            points: vec![point(0.1, 20.0, false), point(0.2, 25.0, true)],
+        }];
+        let svg = svg(&curves);
+        assert!(!svg.contains("clamped") && !svg.contains("above the axis"));
+    }
+
+    #[test]
+    fn labels_of_points_above_the_axis_at_one_load_do_not_overlap() {
+        let curve = |name: &str, latency| Curve {
+            topology: name.into(),
+            traffic: "uniform".into(),
+            routing: Routing::minimal(),
+            points: vec![point(0.1, 20.0, false), point(0.5, latency, true)],
+        };
+        // Both unstable points are at accepted load 0.42: their labels take two rows below the edge.
+        let svg = svg(&[curve("a", 242.0), curve("b", 1294.0)]);
+        assert!(svg.contains("y=\"42.0\" font-size=\"10\" fill=\"#1f77b4\">242</text>"));
+        assert!(svg.contains("y=\"54.0\" font-size=\"10\" fill=\"#d62728\">1,294</text>"));
     }
 }

@@ -8,6 +8,7 @@ pub mod load_latency;
 pub mod progress;
 pub mod run;
 
+pub mod axis;
 pub mod campaign;
 pub mod svg;
 pub mod timeline;

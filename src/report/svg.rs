@@ -1,6 +1,7 @@
 //! Hand-written SVG charts of a campaign (seed 004 Figs. 6/7 and §5): grouped bars of relative time per
 //! pattern and size, one bar per network, and a scatter of normalised phi against cost per node.
 
+use super::axis;
 use crate::campaign::analysis::Analysis;
 use std::fmt::Write as _;
 
@@ -29,19 +30,32 @@ fn legend(t: &mut String, a: &Analysis, x: f64, y: f64) {
     }
 }
 
-/// Grouped bars: for each (pattern, size) a group of one bar per network, height = relative time.
+/// The HTML page's content width, in pixels.
+pub const PAGE_WIDTH: f64 = 1130.0;
+
+/// How much the HTML page enlarges a chart narrower than the page (their text is drawn at 9-13 px).
+pub const ZOOM: f64 = 1.4;
+
+/// Grouped bars: for each (pattern, size) a group of one bar per network, height = relative time;
+/// a dashed line marks the reference's 1.0. Drawn to fill the HTML page's width once enlarged by
+/// [`ZOOM`] (bars at least 2 px wide: a campaign with more bars is wider, and shrinks to the page).
 pub fn relative_bars(a: &Analysis) -> String {
     let nets = a.networks.len().max(1);
-    let bar = 8.0;
-    let group = bar * nets as f64 + 8.0;
-    let (left, top, h) = (50.0, 34.0, 260.0);
-    let width = left + group * a.cells.len() as f64 + 200.0;
+    let cells = a.cells.len().max(1);
+    let (left, top, h, legend_w) = (64.0, 34.0, 260.0, 170.0);
+    let page = (PAGE_WIDTH / ZOOM).floor();
+    let group = ((page - left - legend_w) / cells as f64).max(2.0 * nets as f64 + 4.0);
+    // Bars fill four fifths of a group; the rest separates the groups.
+    let bar = group * 0.8 / nets as f64;
+    let plot_w = group * cells as f64;
+    let width = (left + plot_w + legend_w).max(page);
     let max = a
         .networks
         .iter()
         .flat_map(|n| n.relative.iter().flatten())
-        .fold(1.0f64, |m, &v| m.max(v))
-        .ceil();
+        .fold(1.0f64, |m, &v| m.max(v));
+    let ticks = axis::ticks(0.0, max, 5);
+    let y = |v: f64| top + h - h * v / ticks.high();
     let mut t = String::new();
     let _ = writeln!(
         t,
@@ -53,51 +67,76 @@ pub fn relative_bars(a: &Analysis) -> String {
         r#"<text x="{left}" y="14" font-size="12">Relative time (reference {}), per pattern and message size</text>"#,
         esc(&a.reference)
     );
-    for k in 0..=4 {
-        let v = max * f64::from(k) / 4.0;
-        let y = top + h - h * v / max;
+    for &v in &ticks.values {
         let _ = writeln!(
             t,
-            r##"<line x1="{left}" x2="{}" y1="{y}" y2="{y}" stroke="#ddd"/><text x="{}" y="{}" font-size="10" text-anchor="end">{v:.2}</text>"##,
-            left + group * a.cells.len() as f64,
+            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
+            left + plot_w,
             left - 4.0,
-            y + 3.0
+            y(v) + 3.0,
+            ticks.label(v),
+            y = y(v)
         );
     }
+    let mid = top + h / 2.0;
+    let _ = writeln!(
+        t,
+        r#"<text x="14" y="{mid}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {mid})">completion time / reference's</text>"#
+    );
     for (ci, c) in a.cells.iter().enumerate() {
-        let gx = left + group * ci as f64;
+        let gx = left + group * ci as f64 + group * 0.1;
         for (ni, n) in a.networks.iter().enumerate() {
             if let Some(v) = n.relative[ci] {
-                let bh = h * v / max;
+                let bh = h * v / ticks.high();
                 let _ = writeln!(
                     t,
-                    r#"<rect x="{:.1}" y="{:.1}" width="{bar}" height="{bh:.1}" fill="{}"><title>{} {} {:?}: {v:.3}</title></rect>"#,
+                    r#"<rect x="{:.1}" y="{:.1}" width="{bar:.2}" height="{bh:.1}" fill="{}"><title>{} {} {}: {v:.3}</title></rect>"#,
                     gx + bar * ni as f64,
                     top + h - bh,
                     COLOURS[ni % COLOURS.len()],
                     esc(&n.label),
                     esc(&c.workload),
-                    c.size
+                    c.size.map_or("trace".into(), axis::bytes)
                 );
             }
         }
         let label = format!(
             "{} {}",
             c.workload,
-            c.size.map_or("trace".into(), |s| s.to_string())
+            c.size.map_or("trace".into(), axis::bytes)
         );
-        let (lx, ly) = (gx + group / 2.0, top + h + 8.0);
+        let (lx, ly) = (left + group * ci as f64 + group / 2.0, top + h + 8.0);
         let _ = writeln!(
             t,
             r#"<text x="{lx:.1}" y="{ly}" font-size="9" transform="rotate(60 {lx:.1} {ly})">{}</text>"#,
             esc(&label)
         );
     }
-    legend(
-        &mut t,
-        a,
-        left + group * a.cells.len() as f64 + 20.0,
-        top + 10.0,
+    // The reference's level, drawn over the bars, with its own legend entry (and its value on the
+    // axis when no tick has it).
+    let y1 = y(1.0);
+    let _ = writeln!(
+        t,
+        r##"<line x1="{left}" x2="{}" y1="{y1:.1}" y2="{y1:.1}" stroke="#222" stroke-dasharray="5 3"/>"##,
+        left + plot_w
+    );
+    if !ticks.values.iter().any(|v| (v - 1.0).abs() < 1e-9) {
+        let _ = writeln!(
+            t,
+            r#"<text x="{}" y="{:.1}" font-size="10" text-anchor="end">1</text>"#,
+            left - 4.0,
+            y1 + 3.0
+        );
+    }
+    let (lx, ly) = (left + plot_w + 20.0, top + 10.0);
+    legend(&mut t, a, lx, ly);
+    let ry = ly + 16.0 * a.networks.len() as f64 - 4.0;
+    let _ = writeln!(
+        t,
+        r##"<line x1="{lx}" x2="{}" y1="{ry}" y2="{ry}" stroke="#222" stroke-dasharray="5 3"/><text x="{}" y="{}" font-size="11">reference = 1</text>"##,
+        lx + 10.0,
+        lx + 14.0,
+        ry + 4.0
     );
     t.push_str("</svg>\n");
     t
@@ -115,8 +154,17 @@ pub fn phi_cost_scatter(a: &Analysis) -> String {
                 .map(|i| (n.cost_used.per_node, i.normalised_phi, n.label.as_str(), k))
         })
         .collect();
-    let xmax = pts.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.1;
-    let ymax = pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.1;
+    let xs = axis::ticks(
+        0.0,
+        pts.iter().map(|p| p.0).fold(1.0f64, f64::max) * 1.05,
+        5,
+    );
+    let ys = axis::ticks(
+        0.0,
+        pts.iter().map(|p| p.1).fold(1.0f64, f64::max) * 1.05,
+        5,
+    );
+    let (xmax, ymax) = (xs.high(), ys.high());
     let (left, top, w, h) = (70.0, 20.0, 420.0, 300.0);
     let mut t = String::new();
     let _ = writeln!(
@@ -125,24 +173,25 @@ pub fn phi_cost_scatter(a: &Analysis) -> String {
         left + w + 200.0,
         top + h + 50.0
     );
-    // Ticks and grid lines at fifths of each axis.
-    for k in 0..=5 {
-        let f = f64::from(k) / 5.0;
-        let (x, y) = (left + w * f, top + h - h * f);
+    for &v in &xs.values {
+        let x = left + w * v / xmax;
         let _ = writeln!(
             t,
-            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" font-size="10" text-anchor="middle">{:.0}</text>"##,
+            r##"<line x1="{x:.1}" x2="{x:.1}" y1="{top}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" font-size="10" text-anchor="middle">{}</text>"##,
             top + h,
             top + h + 13.0,
-            xmax * f
+            xs.label(v)
         );
+    }
+    for &v in &ys.values {
+        let y = top + h - h * v / ymax;
         let _ = writeln!(
             t,
-            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{:.2}</text>"##,
+            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
             left + w,
             left - 4.0,
             y + 3.0,
-            ymax * f
+            ys.label(v)
         );
     }
     let _ = writeln!(
@@ -166,9 +215,10 @@ pub fn phi_cost_scatter(a: &Analysis) -> String {
         let py = top + h - h * y / ymax;
         let _ = writeln!(
             t,
-            r#"<circle cx="{px:.1}" cy="{py:.1}" r="5" fill="{}" fill-opacity="0.85"><title>{}: φ {y:.2}, ${x:.0}/node</title></circle>"#,
+            r#"<circle cx="{px:.1}" cy="{py:.1}" r="5" fill="{}" fill-opacity="0.85"><title>{}: φ {y:.2}, ${}/node</title></circle>"#,
             COLOURS[i % COLOURS.len()],
             esc(label),
+            axis::number(x, 0),
         );
     }
     legend(&mut t, a, left + w + 20.0, top + 10.0);
