@@ -40,12 +40,11 @@ struct StoredPoint {
 }
 
 fn curve(c: StoredCurve) -> Curve {
-    Curve {
-        topology: c.topology,
-        traffic: c.traffic,
-        routing: c.routing,
-        points: c
-            .points
+    Curve::new(
+        c.topology,
+        c.traffic,
+        c.routing,
+        c.points
             .into_iter()
             .map(|p| LoadPoint {
                 offered: p.offered,
@@ -63,7 +62,9 @@ fn curve(c: StoredCurve) -> Curve {
                 link_classes: Vec::new(),
             })
             .collect(),
-    }
+        // Pages draw no cost; the stored JSON keeps whatever it had.
+        None,
+    )
 }
 
 /// Two lines of a report's JSON say the same: equal, or the same number up to the last bits that

@@ -31,6 +31,9 @@ pub struct SweepConfig {
     /// Network model.
     #[serde(default)]
     pub network: NetworkModel,
+    /// Cost model that prices each curve's whole network for its throughput per dollar (seed 000
+    /// Table 8 uses `seed000`); default the `topology --json` model, `seed004`.
+    pub cost: Option<String>,
     /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
     #[serde(skip)]
     pub progress: crate::report::progress::Show,
@@ -110,6 +113,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         ));
     }
     let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
+    let pricing = crate::cost::build(cfg.cost.as_deref().unwrap_or(crate::cost::DEFAULT))?;
     let mut loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
     loads.sort_by(f64::total_cmp);
     cfg.open_loop.validate()?;
@@ -196,12 +200,16 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
             if let Some(first) = points.iter().position(|p| p.saturated) {
                 points.truncate(first + 1);
             }
-            Curve {
-                topology: topos[t].spec(),
-                traffic: pattern.spec(),
-                routing: routing.clone(),
+            let cost = pricing
+                .price(topos[t].as_ref(), &crate::cost::complete(topos[t].as_ref()))
+                .ok();
+            Curve::new(
+                topos[t].spec(),
+                pattern.spec(),
+                routing.clone(),
                 points,
-            }
+                cost,
+            )
         })
         .collect())
 }

@@ -19,6 +19,42 @@ pub struct Curve {
     pub routing: Routing,
     /// Points in increasing offered load, up to and including the first unstable one.
     pub points: Vec<LoadPoint>,
+    /// The highest accepted load of its points, in phits per node per cycle.
+    pub peak_accepted: f64,
+    /// The whole network's price under the sweep's cost model, when the model prices this family.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::Cost>,
+    /// `peak_accepted` per dollar of `cost`: seed 000 Table 8's throughput/cost, in
+    /// flits/cycle/node/$ (a flit is a phit here).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_per_dollar: Option<f64>,
+}
+
+impl Curve {
+    /// A curve of `points`, with its peak accepted load and, given the network's price, that load
+    /// per dollar.
+    pub fn new(
+        topology: String,
+        traffic: String,
+        routing: Routing,
+        points: Vec<LoadPoint>,
+        cost: Option<crate::cost::Cost>,
+    ) -> Curve {
+        let peak_accepted = points.iter().map(|p| p.accepted).fold(0.0, f64::max);
+        let throughput_per_dollar = cost
+            .as_ref()
+            .filter(|c| c.total > 0.0)
+            .map(|c| peak_accepted / c.total);
+        Curve {
+            topology,
+            traffic,
+            routing,
+            points,
+            peak_accepted,
+            cost,
+            throughput_per_dollar,
+        }
+    }
 }
 
 /// Aligned text table, one block per curve.
@@ -49,6 +85,16 @@ pub fn text(curves: &[Curve]) -> String {
                 if p.saturated { "unstable" } else { "" }
             );
         }
+        let _ = write!(t, "  peak accepted {:.4}", c.peak_accepted);
+        if let (Some(cost), Some(per)) = (&c.cost, c.throughput_per_dollar) {
+            let _ = write!(
+                t,
+                "; network ${} ({}): {per:.3e} per $",
+                super::axis::number(cost.total, 0),
+                cost.model
+            );
+        }
+        t.push('\n');
     }
     t
 }
@@ -286,16 +332,17 @@ mod plot_tests {
     fn a_point_above_the_axis_is_marked_with_its_value() {
         // Stable up to 52.7 cycles: the axis ends at 80 (52.7 x 1.5 = 79 rounded up to a tick of 20);
         // the unstable point's 116 cycles lie above it.
-        let curves = [Curve {
-            topology: "fat-tree:k=4,n=2".into(),
-            traffic: "uniform".into(),
-            routing: Routing::minimal(),
-            points: vec![
+        let curves = [Curve::new(
+            "fat-tree:k=4,n=2".into(),
+            "uniform".into(),
+            Routing::minimal(),
+            vec![
                 point(0.1, 20.0, false),
                 point(0.3, 52.7, false),
                 point(0.5, 116.0, true),
             ],
-        }];
+            None,
+        )];
         let svg = svg(&curves);
         for tick in ["0", "20", "40", "60", "80"] {
             assert!(
@@ -319,27 +366,66 @@ mod plot_tests {
 
     #[test]
     fn no_clamp_mark_when_every_point_fits() {
-        let curves = [Curve {
-            topology: "mesh:k=4,n=2".into(),
-            traffic: "uniform".into(),
-            routing: Routing::minimal(),
-            points: vec![point(0.1, 20.0, false), point(0.2, 25.0, true)],
-        }];
+        let curves = [Curve::new(
+            "mesh:k=4,n=2".into(),
+            "uniform".into(),
+            Routing::minimal(),
+            vec![point(0.1, 20.0, false), point(0.2, 25.0, true)],
+            None,
+        )];
         let svg = svg(&curves);
         assert!(!svg.contains("clamped") && !svg.contains("above the axis"));
     }
 
     #[test]
     fn labels_of_points_above_the_axis_at_one_load_do_not_overlap() {
-        let curve = |name: &str, latency| Curve {
-            topology: name.into(),
-            traffic: "uniform".into(),
-            routing: Routing::minimal(),
-            points: vec![point(0.1, 20.0, false), point(0.5, latency, true)],
+        let curve = |name: &str, latency| {
+            Curve::new(
+                name.into(),
+                "uniform".into(),
+                Routing::minimal(),
+                vec![point(0.1, 20.0, false), point(0.5, latency, true)],
+                None,
+            )
         };
         // Both unstable points are at accepted load 0.42: their labels take two rows below the edge.
         let svg = svg(&[curve("a", 242.0), curve("b", 1294.0)]);
         assert!(svg.contains("y=\"42.0\" font-size=\"10\" fill=\"#1f77b4\">242</text>"));
         assert!(svg.contains("y=\"54.0\" font-size=\"10\" fill=\"#d62728\">1,294</text>"));
+    }
+
+    /// Seed 000 Table 8's throughput/cost is the peak accepted load over the total price: 0.47
+    /// flits/cycle/node on a $235 M network is 2.0e-9 per dollar.
+    #[test]
+    fn throughput_per_dollar_is_the_peak_over_the_price() {
+        let cost = crate::cost::Cost {
+            model: "table8".into(),
+            total: 235e6,
+            per_node: 235e6 / 65536.0,
+            switches: 0,
+            links: 0,
+            nodes: 65536,
+            power_watts: None,
+        };
+        let mut low = point(0.3, 30.0, false);
+        low.accepted = 0.30;
+        let mut peak = point(0.5, 90.0, false);
+        peak.accepted = 0.47;
+        let mut past = point(0.7, 400.0, true);
+        past.accepted = 0.44;
+        let c = Curve::new(
+            "kns".into(),
+            "uniform".into(),
+            Routing::minimal(),
+            vec![low, peak, past],
+            Some(cost),
+        );
+        assert_eq!(c.peak_accepted, 0.47);
+        let per = c.throughput_per_dollar.unwrap();
+        assert!((per - 2.0e-9).abs() < 1e-12, "{per}");
+        assert!(
+            text(&[c])
+                .contains("peak accepted 0.4700; network $235,000,000 (table8): 2.000e-9 per $")
+        );
     }
 }
