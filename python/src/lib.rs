@@ -89,7 +89,7 @@ fn run_json(
         .transpose()
         .map_err(|e| to_py(Error::Invalid(format!("max_memory: {e}"))))?;
     if let Some(path) = &timeline {
-        report::prepare_output(path).map_err(to_py)?;
+        netreplay::output::prepare_output(path).map_err(to_py)?;
     }
     cfg.timeline = timeline;
     cfg.link_load = link_load;
