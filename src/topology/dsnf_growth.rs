@@ -51,12 +51,22 @@ pub struct GrowthStep {
     pub as_built: bool,
 }
 
+/// Largest network a growth reaches, and most steps it takes.
+pub const MAX_NODES: u32 = 16384;
+pub const MAX_STEPS: u32 = 1024;
+
 /// Grows `dsnf:n=from` to `to` nodes, `step` at a time (the last step may be shorter).
 pub fn grow(from: u32, to: u32, step: u32) -> Result<Vec<GrowthStep>> {
-    if from < 8 || to <= from || step == 0 || to > 1 << 16 {
+    // Every step measures all pairs by BFS (n x cables), so sizes and step counts are bounded.
+    if from < 8
+        || to <= from
+        || to > MAX_NODES
+        || step == 0
+        || (to - from).div_ceil(step) > MAX_STEPS
+    {
         return Err(Error::Invalid(format!(
-            "--grow-to needs 8 <= from < to <= 65536 and a step of at least 1 (got {from} to {to}, \
-             step {step})"
+            "--grow-to needs 8 <= from < to <= {MAX_NODES} and at most {MAX_STEPS} steps (got {from} \
+             to {to}, step {step})"
         )));
     }
     let mut p = Dsnf::p_for(from);
@@ -73,7 +83,7 @@ pub fn grow(from: u32, to: u32, step: u32) -> Result<Vec<GrowthStep>> {
     let mut rows = vec![row(from, from, p, &edges, 0, 0, false)?];
     let mut n = from;
     while n < to {
-        let target = (n + step).min(to);
+        let target = n.saturating_add(step).min(to);
         let (mut added, mut removed, mut transformed) = (0u64, 0u64, false);
         while n < target {
             let next = target.min(threshold(p));
@@ -262,5 +272,7 @@ mod tests {
             assert!(r.diameter <= 2 * (r.p + layers - 1) + 2, "{r:?}");
         }
         assert!(grow(1024, 1000, 1).is_err());
+        assert!(grow(1024, 4096, 1).is_err(), "3,072 steps");
+        assert!(grow(1024, 1 << 20, u32::MAX).is_err(), "too large");
     }
 }
