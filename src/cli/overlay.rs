@@ -107,3 +107,94 @@ pub(super) fn slurm(args: &SlurmArgs) -> campaign::slurm::Request {
         cpus_per_task: args.cpus_per_task,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use crate::cli::args::Command;
+    use clap::Parser;
+
+    fn command(args: &[&str]) -> Command {
+        Cli::try_parse_from(std::iter::once("netreplay").chain(args.iter().copied()))
+            .expect("the flags parse")
+            .command
+    }
+
+    #[test]
+    fn run_flags_win_and_the_config_keeps_the_rest() {
+        let path =
+            std::env::temp_dir().join(format!("netreplay-overlay-{}.toml", std::process::id()));
+        std::fs::write(
+            &path,
+            "topology = \"fat-tree:k=2,n=2\"\nworkload = \"bu:size=8\"\nseed = 3\n",
+        )
+        .unwrap();
+        let Command::Run(args) = command(&[
+            "run",
+            path.to_str().unwrap(),
+            "--seed",
+            "7",
+            "--html",
+            "r.html",
+            "--bins",
+            "9",
+            "--max-memory",
+            "1K",
+            "--quiet",
+        ]) else {
+            panic!("not run")
+        };
+        let (cfg, options) = run(&args).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(cfg.topology.as_deref(), Some("fat-tree:k=2,n=2"));
+        assert_eq!(cfg.workload.as_deref(), Some("bu:size=8"));
+        assert_eq!(cfg.seed, Some(7));
+        assert_eq!(cfg.placement, None);
+        // --html needs the link-load series even without --link-load.
+        assert_eq!(
+            options,
+            RunOptions {
+                max_memory: Some(1024),
+                progress: Show::Off,
+                timeline: None,
+                link_load: true,
+                bins: Some(9),
+            }
+        );
+    }
+
+    #[test]
+    fn sweep_flags_set_only_what_they_name() {
+        let Command::LoadLatency(args) = command(&[
+            "load-latency",
+            "--topology",
+            "torus:k=4,n=2",
+            "--routing",
+            "minimal,lbr:period=8,valiant=2",
+            "--warmup",
+            "5",
+            "--quiet",
+        ]) else {
+            panic!("not load-latency")
+        };
+        let (cfg, options) = sweep(&args).unwrap();
+        assert_eq!(cfg.topologies, ["torus:k=4,n=2"]);
+        assert_eq!(cfg.routings.len(), 2);
+        assert_eq!(cfg.routings[1].to_string(), "lbr:period=8,valiant=2");
+        assert_eq!(cfg.open_loop.warmup_cycles, 5);
+        assert_eq!(cfg.open_loop.measure_cycles, 10_000);
+        assert_eq!(cfg.seed, None);
+        assert_eq!(options, SweepOptions::default());
+    }
+
+    #[test]
+    fn a_campaign_defaults_its_results_under_results() {
+        let Command::Campaign(args) = command(&["campaign", "configs/quick-campaign.toml"]) else {
+            panic!("not campaign")
+        };
+        let c = campaign(&args).unwrap();
+        assert_eq!(c.dir, PathBuf::from("results/quick-campaign"));
+        assert_eq!(c.path, PathBuf::from("configs/quick-campaign.toml"));
+    }
+}
