@@ -89,7 +89,7 @@ fn run_json(
         .transpose()
         .map_err(|e| to_py(Error::Invalid(format!("max_memory: {e}"))))?;
     if let Some(path) = &timeline {
-        report::prepare_output(path).map_err(to_py)?;
+        netreplay::output::prepare_output(path).map_err(to_py)?;
     }
     let options = run::RunOptions {
         max_memory,
@@ -98,7 +98,9 @@ fn run_json(
         bins,
         ..run::RunOptions::default()
     };
-    let r = py.detach(|| run::execute_with(&cfg, &options)).map_err(to_py)?;
+    let r = py
+        .detach(|| run::execute_with(&cfg, &options))
+        .map_err(to_py)?;
     Ok(report::json(&r))
 }
 
