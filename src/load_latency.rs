@@ -34,12 +34,16 @@ pub struct SweepConfig {
     /// Cost model that prices each curve's whole network for its throughput per dollar (seed 000
     /// Table 8 uses `seed000`); default the `topology --json` model, `seed004`.
     pub cost: Option<String>,
+}
+
+/// What a sweep takes besides its config, none of it part of the TOML schema: the command line's
+/// limit and progress (`load-latency` flags).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SweepOptions {
     /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
-    #[serde(skip)]
     pub progress: crate::report::progress::Show,
     /// Refuse the sweep when its memory estimate passes this many bytes (`--max-memory`; default:
     /// the memory available on the machine).
-    #[serde(skip)]
     pub max_memory: Option<u64>,
 }
 
@@ -105,8 +109,14 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
     Ok(loads.into_iter().map(|l| l.min(1.0)).collect())
 }
 
-/// Runs every (topology, load) pair, in parallel, and groups the points into curves.
+/// Runs every (topology, load) pair with the default [`SweepOptions`].
 pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
+    sweep_with(cfg, &SweepOptions::default())
+}
+
+/// Runs every (topology, load) pair, in parallel, and groups the points into curves, limited and
+/// shown as `options` say.
+pub fn sweep_with(cfg: &SweepConfig, options: &SweepOptions) -> Result<Vec<Curve>> {
     if cfg.topologies.is_empty() {
         return Err(Error::Invalid(
             "no topology given: pass --topology SPEC (once per curve)".into(),
@@ -156,7 +166,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
         let engine = network::memory::engine_bytes(topos[t].as_ref(), &cfg.network, non_minimal);
         network::memory::check(
             engine.saturating_mul(threads),
-            cfg.max_memory,
+            options.max_memory,
             &format!(
                 "{threads} open-loop runs at once on `{}` ({} nodes)",
                 topos[t].spec(),
@@ -182,7 +192,7 @@ pub fn sweep(cfg: &SweepConfig) -> Result<Vec<Curve>> {
             .collect::<Result<Vec<_>>>()
     };
     let points = crate::report::progress::observe(
-        cfg.progress,
+        options.progress,
         jobs.len() as u64,
         "points",
         || {

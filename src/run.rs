@@ -1,7 +1,8 @@
 //! One simulation from spec strings to a report: the path topology -> workload -> placement -> engine.
 //!
-//! [`RunConfig`] is what a `configs/*.toml` file or the command line gives; [`execute`] validates it in
-//! one place, runs the engine and measures wall time.
+//! [`RunConfig`] is what a `configs/*.toml` file or the command line gives, [`RunOptions`] what only
+//! the command line adds (limits, progress, instruments); [`execute_with`] validates them in one
+//! place, runs the engine and measures wall time.
 
 use crate::error::{Error, Result};
 use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
@@ -33,21 +34,22 @@ pub struct RunConfig {
     /// Jobs sharing the machine (`[[jobs]]`), instead of one `workload`.
     #[serde(default)]
     pub jobs: Vec<JobConfig>,
+}
+
+/// What a run takes besides its config, none of it part of the TOML schema: limits, progress and
+/// instruments, which the command line sets (`run` flags) and a campaign leaves at their defaults.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOptions {
     /// Refuse the run when its memory estimate passes this many bytes (`--max-memory`; default: the
     /// memory available on the machine).
-    #[serde(skip)]
     pub max_memory: Option<u64>,
     /// How the run shows its progress on stderr (`--progress`, `--quiet`; off by default here).
-    #[serde(skip)]
     pub progress: crate::report::progress::Show,
     /// Write the replay timeline (Chrome trace-event JSON) to this file (`--timeline`).
-    #[serde(skip)]
     pub timeline: Option<std::path::PathBuf>,
     /// Record link load over time into the report's `link_load` (`--link-load`, `--html`).
-    #[serde(skip)]
     pub link_load: bool,
     /// Most time bins of the link-load series (`--bins`; default 200, the result has half to all).
-    #[serde(skip)]
     pub bins: Option<usize>,
 }
 
@@ -167,16 +169,16 @@ fn check_declared_ranks(workload: &workload::Parsed, topo: &dyn Topology) -> Res
     crate::trace::limits::check_ranks(path, format, &limit)
 }
 
-/// Runs `work` with progress on stderr as `config` asks: phits delivered of the `total` the run
+/// Runs `work` with progress on stderr as `options` ask: phits delivered of the `total` the run
 /// delivers (see `report/progress.rs`), with the cycle and messages delivered as a note.
 fn observe_phits<T>(
-    config: &RunConfig,
+    options: &RunOptions,
     total: u64,
     observer: &network::Progress,
     work: impl FnOnce() -> T,
 ) -> T {
     crate::report::progress::observe(
-        config.progress,
+        options.progress,
         total,
         "phits",
         || {
@@ -193,8 +195,14 @@ fn observe_phits<T>(
     )
 }
 
-/// Builds everything `config` names and runs one simulation.
+/// Builds everything `config` names and runs one simulation with the default [`RunOptions`].
 pub fn execute(config: &RunConfig) -> Result<RunReport> {
+    execute_with(config, &RunOptions::default())
+}
+
+/// Builds everything `config` names and runs one simulation, limited and instrumented as `options`
+/// say.
+pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunReport> {
     let topo_spec = config.topology.as_deref().ok_or_else(|| {
         Error::Invalid(
             "no topology given: pass --topology SPEC or `topology = ...` in the config".into(),
@@ -208,14 +216,14 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     let non_minimal = config.network.routing.non_minimal();
     let engine_bytes = memory::engine_bytes(topo.as_ref(), &config.network, non_minimal);
     let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
-    memory::check(engine_bytes, config.max_memory, &network_what)?;
+    memory::check(engine_bytes, options.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
-        if config.timeline.is_some() || config.link_load {
+        if options.timeline.is_some() || options.link_load {
             return Err(Error::Invalid(
                 "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
             ));
         }
-        return execute_jobs(config, &replay, engine_bytes);
+        return execute_jobs(config, options, &replay, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
         Error::Invalid(
@@ -233,7 +241,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     if let Some(bytes) = wl.generator.bytes_bound(ranks) {
         memory::check(
             engine_bytes.saturating_add(bytes),
-            config.max_memory,
+            options.max_memory,
             &format!("{network_what} with its workload"),
         )?;
     }
@@ -247,7 +255,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
     );
     memory::check(
         engine_bytes + replay::program_bytes(&program),
-        config.max_memory,
+        options.max_memory,
         &format!("{network_what} with its workload"),
     )?;
 
@@ -259,8 +267,8 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         memory::human(engine_bytes + replay::program_bytes(&program))
     );
     let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
-    let want_load = config.link_load || config.timeline.is_some();
-    let mut load = want_load.then(|| LoadBins::new(config.bins.unwrap_or(DEFAULT_BINS)));
+    let want_load = options.link_load || options.timeline.is_some();
+    let mut load = want_load.then(|| LoadBins::new(options.bins.unwrap_or(DEFAULT_BINS)));
     let meta = crate::report::timeline::TimelineMeta {
         topology: topo.spec(),
         workload: workload_name.clone(),
@@ -277,11 +285,11 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         rank_node: &rank_node,
         progress: &observer,
     };
-    let run = |load: Option<&mut LoadBins>| match &config.timeline {
+    let run = |load: Option<&mut LoadBins>| match &options.timeline {
         None => sim.run(load, None),
         Some(path) => timeline_run(path, &meta, &sim, load),
     };
-    let (replayed, speed) = observe_phits(config, total, &observer, || {
+    let (replayed, speed) = observe_phits(options, total, &observer, || {
         Speed::measure(
             topo.nodes(),
             || run(load.as_mut()),
@@ -293,7 +301,7 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
         mpi,
         critical_path,
     } = replayed;
-    let link_load = match (&load, config.link_load) {
+    let link_load = match (&load, options.link_load) {
         (Some(first), true) => Some(if first.needs_second_pass() {
             // Too many links to keep per-link bins during the run: replay it (deterministic)
             // tracking only the busiest links (see network/load_bins.rs).
@@ -330,7 +338,12 @@ pub fn execute(config: &RunConfig) -> Result<RunReport> {
 
 /// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
 /// replayed alone on the same nodes (in parallel) to measure its slowdown.
-fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Result<RunReport> {
+fn execute_jobs(
+    config: &RunConfig,
+    options: &RunOptions,
+    replay: &Replay,
+    engine_bytes: u64,
+) -> Result<RunReport> {
     let topo = replay.network().topology();
     let seed = config.seed.unwrap_or(1);
     if config.workload.is_some() {
@@ -384,7 +397,7 @@ fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Resul
     let programs: u64 = built.iter().map(|b| replay::program_bytes(&b.3)).sum();
     memory::check(
         engines * engine_bytes + programs,
-        config.max_memory,
+        options.max_memory,
         &format!("simulating {} jobs on `{}`", built.len(), topo.spec()),
     )?;
     let jobs: Vec<replay::Job> = built
@@ -400,7 +413,7 @@ fn execute_jobs(config: &RunConfig, replay: &Replay, engine_bytes: u64) -> Resul
         .iter()
         .map(|j| replay::program_phits(j.program, &config.network))
         .sum();
-    let ((outcome, completed), speed) = observe_phits(config, total, &observer, || {
+    let ((outcome, completed), speed) = observe_phits(options, total, &observer, || {
         Speed::measure(
             topo.nodes(),
             || replay.jobs(&jobs, Some(&observer)),

@@ -83,18 +83,24 @@ fn run_json(
     bins: Option<usize>,
     max_memory: Option<&str>,
 ) -> PyResult<String> {
-    let mut cfg = run_config(config.as_deref(), overrides).map_err(to_py)?;
-    cfg.max_memory = max_memory
+    let cfg = run_config(config.as_deref(), overrides).map_err(to_py)?;
+    let max_memory = max_memory
         .map(netreplay::network::memory::parse_size)
         .transpose()
         .map_err(|e| to_py(Error::Invalid(format!("max_memory: {e}"))))?;
     if let Some(path) = &timeline {
         netreplay::output::prepare_output(path).map_err(to_py)?;
     }
-    cfg.timeline = timeline;
-    cfg.link_load = link_load;
-    cfg.bins = bins;
-    let r = py.detach(|| run::execute(&cfg)).map_err(to_py)?;
+    let options = run::RunOptions {
+        max_memory,
+        timeline,
+        link_load,
+        bins,
+        ..run::RunOptions::default()
+    };
+    let r = py
+        .detach(|| run::execute_with(&cfg, &options))
+        .map_err(to_py)?;
     Ok(report::json(&r))
 }
 

@@ -1,0 +1,25 @@
+//! `trace check`: a trace parsed and its statistics and consistency printed.
+
+use crate::cli::args::TraceAction;
+use crate::error::Result;
+use crate::{report, trace};
+
+/// `trace check FILE [--json] [--format F]`: fails (exit 1) when a send lacks its receive or a
+/// request is never waited on, after printing what was found.
+pub(in crate::cli) fn trace(action: TraceAction) -> Result<()> {
+    let TraceAction::Check { file, json, format } = action;
+    let opts = trace::ReadOptions {
+        format: trace::Format::parse(&format)?,
+        ..trace::ReadOptions::default()
+    };
+    let c = trace::check::check_file(&file, &opts)?;
+    print!(
+        "{}",
+        if json {
+            report::json(&c) + "\n"
+        } else {
+            trace::check::text(&c)
+        }
+    );
+    c.require_ok(&file.display().to_string())
+}
