@@ -8,6 +8,7 @@
 //! exactly like the generator that produced it.
 
 pub mod cache;
+pub mod chakra;
 pub mod check;
 pub mod dumpi;
 pub mod formats;
