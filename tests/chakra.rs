@@ -120,3 +120,211 @@ fn a_ring_all_reduce_takes_its_textbook_time_on_an_uncontended_ring() {
     assert!(cycles * 100 <= ideal * 102, "{cycles} vs {ideal}");
     assert_eq!(cycles, 14 * (32_768 + 3));
 }
+
+fn attr(name: &str, value: Value) -> AttributeProto {
+    AttributeProto {
+        name: name.into(),
+        value: Some(value),
+    }
+}
+
+fn node(id: u64, kind: NodeType, deps: &[u64], attrs: Vec<AttributeProto>) -> Node {
+    Node {
+        id,
+        name: format!("n{id}"),
+        r#type: kind as i32,
+        ctrl_deps: vec![],
+        data_deps: deps.to_vec(),
+        duration_micros: 0,
+        attr: attrs,
+    }
+}
+
+fn comp(id: u64, micros: u64, deps: &[u64]) -> Node {
+    Node {
+        duration_micros: micros,
+        ..node(id, NodeType::CompNode, deps, vec![])
+    }
+}
+
+/// Writes one `t.r.et` per rank into a fresh folder `name`, as chakra's `protolib` does.
+fn write_trace(name: &str, ranks: &[Vec<Node>]) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("chakra")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (r, nodes) in ranks.iter().enumerate() {
+        let meta = GlobalMetadata {
+            version: "0.0.4".into(),
+            attr: vec![],
+        };
+        let mut bytes = meta.encode_length_delimited_to_vec();
+        for n in nodes {
+            bytes.extend(n.encode_length_delimited_to_vec());
+        }
+        std::fs::write(dir.join(format!("t.{r}.et")), bytes).unwrap();
+    }
+    dir
+}
+
+/// Rank 0 computes 1 µs (1000 cycles at the default 1e9 cycles per second), then sends 64 bytes
+/// (one 16-phit packet, eager) with tag 3. Rank 1's file lists a computation of 2 µs *before* the
+/// receive it depends on (through a metadata node, which passes the dependency on): the reader
+/// orders by dependency. The message leaves node 0 at 1000 and, nodes 0 and 1 sharing a leaf
+/// switch (L = 2 links), its last phit is consumed at 1000 + 2 + 16 = 1018; the computation runs
+/// 1018..3018. With an independent 5 µs computation on rank 1 as well, that one holds the CPU
+/// 0..5000 and the dependent one runs 5000..7000.
+#[test]
+fn computation_and_dependencies_give_hand_derived_cycles() {
+    let send = node(
+        11,
+        NodeType::CommSendNode,
+        &[10],
+        vec![
+            attr("comm_dst", Value::Int64(1)),
+            attr("comm_size", Value::Int64(64)),
+            attr("comm_tag", Value::Int64(3)),
+        ],
+    );
+    let recv = node(
+        20,
+        NodeType::CommRecvNode,
+        &[],
+        vec![
+            attr("comm_src", Value::Int64(0)),
+            attr("comm_size", Value::Uint64(64)),
+            attr("comm_tag", Value::Int32(3)),
+        ],
+    );
+    let mut meta = node(21, NodeType::MetadataNode, &[], vec![]);
+    meta.ctrl_deps = vec![20];
+    let rank0 = vec![comp(10, 1, &[]), send];
+    let dir = write_trace(
+        "p2p",
+        &[
+            rank0.clone(),
+            vec![comp(22, 2, &[21]), meta.clone(), recv.clone()],
+        ],
+    );
+    let p = read(&dir);
+    assert_eq!(p.sends().collect::<Vec<_>>(), vec![(0, 1, 64, 3)]);
+    assert_eq!(replay("fat-tree:k=4,n=2", &p), (1, 3018));
+    let dir = write_trace(
+        "p2p-cpu",
+        &[
+            rank0,
+            vec![comp(22, 2, &[21]), meta, recv, comp(23, 5, &[])],
+        ],
+    );
+    assert_eq!(replay("fat-tree:k=4,n=2", &read(&dir)), (1, 7000));
+}
+
+/// An all-reduce of 1 MB over the process group `g` = ranks 1 and 3 of 4 (`comm_group.json`):
+/// Rabenseifner on 2 ranks is one exchange of S/2 each way, then the all-gather's one exchange of
+/// S/2 back: ranks 1 and 3 each send S, ranks 0 and 2 nothing.
+#[test]
+fn a_collective_runs_over_its_process_group() {
+    let coll = |id| {
+        node(
+            id,
+            NodeType::CommCollNode,
+            &[],
+            vec![
+                attr(
+                    "comm_type",
+                    Value::Int64(CollectiveCommType::AllReduce as i64),
+                ),
+                attr("comm_size", Value::Int64(MB as i64)),
+                attr("pg_name", Value::String("g".into())),
+            ],
+        )
+    };
+    let idle = || vec![node(0, NodeType::MetadataNode, &[], vec![])];
+    let dir = write_trace("group", &[idle(), vec![coll(5)], idle(), vec![coll(7)]]);
+    let missing = trace::read_any(&dir, &ReadOptions::default()).unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("process group `g` is not in comm_group.json"),
+        "{missing}"
+    );
+    std::fs::write(dir.join("comm_group.json"), r#"{"g": [1, 3]}"#).unwrap();
+    let p = read(&dir);
+    let mut sends: Vec<(u32, u32, u64)> = p.sends().map(|s| (s.0, s.1, s.2)).collect();
+    sends.sort_unstable();
+    assert_eq!(
+        sends,
+        vec![
+            (1, 3, MB / 2),
+            (1, 3, MB / 2),
+            (3, 1, MB / 2),
+            (3, 1, MB / 2)
+        ]
+    );
+    assert_eq!(replay("fat-tree:k=4,n=2", &p).0, 4);
+}
+
+#[test]
+fn bad_traces_are_refused_with_where() {
+    let err = |name: &str, ranks: &[Vec<Node>]| {
+        let dir = write_trace(name, ranks);
+        trace::read_any(&dir, &ReadOptions::default())
+            .unwrap_err()
+            .to_string()
+    };
+    let ok = vec![comp(1, 1, &[])];
+    let e = err("dangling", &[ok.clone(), vec![comp(1, 1, &[99])]]);
+    assert!(
+        e.contains("t.1.et: byte 8: node 1 `n1`: depends on node 99"),
+        "{e}"
+    );
+    let e = err(
+        "cycle",
+        &[ok.clone(), vec![comp(1, 1, &[2]), comp(2, 1, &[1])]],
+    );
+    assert!(e.contains("form a cycle"), "{e}");
+    let no_peer = node(
+        1,
+        NodeType::CommSendNode,
+        &[],
+        vec![attr("comm_size", Value::Int64(8))],
+    );
+    let e = err("no-peer", &[ok.clone(), vec![no_peer]]);
+    assert!(e.contains("no `comm_dst` attribute"), "{e}");
+    let far = node(
+        1,
+        NodeType::CommRecvNode,
+        &[],
+        vec![attr("comm_src", Value::Int64(9))],
+    );
+    let e = err("far-peer", &[ok.clone(), vec![far]]);
+    assert!(e.contains("`comm_src` = 9 is out of range 0..=1"), "{e}");
+
+    let dir = write_trace("cut", &[ok.clone(), ok.clone(), ok]);
+    let file = dir.join("t.2.et");
+    let bytes = std::fs::read(&file).unwrap();
+    std::fs::write(&file, &bytes[..bytes.len() - 1]).unwrap();
+    let e = trace::read_any(&dir, &ReadOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("t.2.et: byte 8: the file ends inside"),
+        "{e}"
+    );
+    std::fs::remove_file(dir.join("t.1.et")).unwrap();
+    let e = trace::read_any(&dir, &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("no t.1.et"), "{e}");
+}
+
+#[test]
+fn trace_check_reads_a_chakra_folder() {
+    let dir = sample("all_to_all", 4);
+    let out = common::netreplay(&["trace", "check", dir.to_str().unwrap()]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Pairwise: 4 x 3 messages of 256 KiB.
+    assert!(
+        text.contains("messages           12 (3145728 bytes)"),
+        "{text}"
+    );
+}
