@@ -246,7 +246,7 @@ fn a_collective_runs_over_its_process_group() {
     assert!(
         missing
             .to_string()
-            .contains("process group `g` is not in comm_group.json"),
+            .contains("process group `g` is not in a process-group file"),
         "{missing}"
     );
     std::fs::write(dir.join("comm_group.json"), r#"{"g": [1, 3]}"#).unwrap();
@@ -263,6 +263,14 @@ fn a_collective_runs_over_its_process_group() {
         ]
     );
     assert_eq!(replay("fat-tree:k=4,n=2", &p).0, 4);
+    // ASTRA-sim's naming, the file named after the traces, is preferred.
+    std::fs::write(dir.join("t.json"), r#"{"g": [0, 2]}"#).unwrap();
+    let e = trace::read_any(&dir, &ReadOptions::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("rank 1 is not in the collective's process group"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -274,8 +274,8 @@ impl Lowering<'_> {
                 };
                 let Some((context, ranks)) = self.groups.by_name.get(name) else {
                     return Err(Error::Invalid(format!(
-                        "{at}: process group `{name}` is not in {} beside the rank files \
-                         (`{{\"{name}\": [rank, ...]}}`)",
+                        "{at}: process group `{name}` is not in a process-group file beside the \
+                         rank files (NAME.json or {}: `{{\"{name}\": [rank, ...]}}`)",
                         super::COMM_GROUPS
                     )));
                 };

@@ -8,8 +8,9 @@
 //! (`mpi/graph_run.rs`) replays it.
 //!
 //! Process groups: a collective without a `pg_name` attribute runs over every rank; one with a
-//! `pg_name` runs over the ranks that name maps to in `comm_group.json` beside the rank files
-//! (ASTRA-sim's `--comm-group-configuration` file: `{"NAME": [rank, ...], ...}`).
+//! `pg_name` runs over the ranks that name maps to in the process-group file beside the rank
+//! files, `NAME.json` or else `comm_group.json` (ASTRA-sim's `--comm-group-configuration` file,
+//! `{"PG_NAME": [rank, ...], ...}`, which it conventionally names after the traces).
 
 pub mod lower;
 pub mod proto;
@@ -43,7 +44,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     collectives_note: None,
 };
 
-/// The name of the process-group file beside the rank files.
+/// The name of the process-group file beside the rank files when there is no `NAME.json`.
 pub const COMM_GROUPS: &str = "comm_group.json";
 
 /// Whether `path` is a Chakra trace: a `.et` file, or a folder holding `NAME.N.et` files.
@@ -72,7 +73,7 @@ fn rank_of(path: &Path) -> Option<(String, u32)> {
 pub struct Files {
     /// `NAME.r.et` for each rank r.
     pub ranks: Vec<PathBuf>,
-    /// `comm_group.json`, if present.
+    /// The process-group file (`NAME.json`, else `comm_group.json`), if present.
     pub groups: Option<PathBuf>,
 }
 
@@ -129,7 +130,9 @@ impl Files {
                 dir.display()
             )));
         }
-        let groups = Some(dir.join(COMM_GROUPS)).filter(|p| p.exists());
+        let groups = [dir.join(format!("{stem}.json")), dir.join(COMM_GROUPS)]
+            .into_iter()
+            .find(|p| p.exists());
         Ok(Files {
             ranks: files.into_values().collect(),
             groups,
