@@ -5,8 +5,6 @@
 mod common;
 
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::network::NetworkModel;
-use netreplay::replay::simulate;
 use netreplay::trace::chakra::proto::{
     AttributeProto, CollectiveCommType, GlobalMetadata, Node, NodeType, Value,
 };
@@ -29,16 +27,6 @@ fn read_with(path: &Path, opts: &ReadOptions) -> Program {
 
 fn read(path: &Path) -> Program {
     read_with(path, &ReadOptions::default())
-}
-
-/// Replays `p` on `spec`, rank r on node r; returns (messages, completion cycles).
-fn replay(spec: &str, p: &Program) -> (u64, u64) {
-    let topo = netreplay::topology::build(spec).unwrap();
-    let nodes: Vec<u32> = (0..p.ranks()).collect();
-    let o = simulate(topo.as_ref(), &NetworkModel::default(), p, &nodes, 1)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"));
-    assert_eq!(o.phits_injected, o.phits_delivered);
-    (o.messages, o.completion_cycles)
 }
 
 const MB: u64 = 1 << 20;
@@ -88,7 +76,7 @@ fn astra_sim_microbenchmarks_replay_with_exact_bytes_per_rank() {
             assert!(c.ok, "{what}: {:?}", c.problems);
             assert_eq!(c.bytes, bytes * u64::from(npus), "{what}");
             for topo in ["fat-tree:k=4,n=3", "torus:k=4,n=2"] {
-                let (sent, cycles) = replay(topo, &p);
+                let (sent, cycles) = common::replay_on(topo, &p);
                 assert_eq!(sent, messages * u64::from(npus), "{what} on {topo}");
                 assert!(cycles > 0, "{what} on {topo}");
             }
@@ -113,7 +101,7 @@ fn a_ring_all_reduce_takes_its_textbook_time_on_an_uncontended_ring() {
     };
     let p = read_with(&sample("all_reduce", 8), &opts);
     assert_eq!(p.sends().count(), 8 * 14);
-    let (messages, cycles) = replay("torus:k=8,n=1", &p);
+    let (messages, cycles) = common::replay_on("torus:k=8,n=1", &p);
     assert_eq!(messages, 8 * 14);
     let ideal = 2 * 7 * MB / 8 / 4;
     assert_eq!(ideal, 458_752);
@@ -209,7 +197,7 @@ fn computation_and_dependencies_give_hand_derived_cycles() {
     );
     let p = read(&dir);
     assert_eq!(p.sends().collect::<Vec<_>>(), vec![(0, 1, 64, 3)]);
-    assert_eq!(replay("fat-tree:k=4,n=2", &p), (1, 3018));
+    assert_eq!(common::replay_on("fat-tree:k=4,n=2", &p), (1, 3018));
     let dir = write_trace(
         "p2p-cpu",
         &[
@@ -217,7 +205,10 @@ fn computation_and_dependencies_give_hand_derived_cycles() {
             vec![comp(22, 2, &[21]), meta, recv, comp(23, 5, &[])],
         ],
     );
-    assert_eq!(replay("fat-tree:k=4,n=2", &read(&dir)), (1, 7000));
+    assert_eq!(
+        common::replay_on("fat-tree:k=4,n=2", &read(&dir)),
+        (1, 7000)
+    );
 }
 
 /// An all-reduce of 1 MB over the process group `g` = ranks 1 and 3 of 4 (`comm_group.json`):
@@ -262,7 +253,7 @@ fn a_collective_runs_over_its_process_group() {
             (3, 1, MB / 2)
         ]
     );
-    assert_eq!(replay("fat-tree:k=4,n=2", &p).0, 4);
+    assert_eq!(common::replay_on("fat-tree:k=4,n=2", &p).0, 4);
     // ASTRA-sim's naming, the file named after the traces, is preferred.
     std::fs::write(dir.join("t.json"), r#"{"g": [0, 2]}"#).unwrap();
     let e = trace::read_any(&dir, &ReadOptions::default()).unwrap_err();

@@ -201,14 +201,8 @@ impl Lowering<'_> {
         seq: &mut HashMap<u32, u64>,
         out: &mut Vec<graph::Node>,
     ) -> Result<()> {
-        let push = |out: &mut Vec<graph::Node>, action, requires: Vec<u32>, irequires| {
-            out.push(graph::Node {
-                action,
-                cpu: 0,
-                requires,
-                irequires,
-                at: at.to_string(),
-            });
+        let push = |out: &mut Vec<graph::Node>, action| {
+            out.push(graph_op(action, after.to_vec(), vec![], at))
         };
         let max_rank = u64::from(self.ranks - 1);
         match NodeType::try_from(node.r#type) {
@@ -222,19 +216,19 @@ impl Lowering<'_> {
                 }
                 if cycles > 0.0 {
                     let cycles = cycles as u64;
-                    push(out, Action::Calc { cycles }, after.to_vec(), vec![]);
+                    push(out, Action::Calc { cycles });
                 }
             }
             Ok(NodeType::CommSendNode) => {
                 let to = need(node, "comm_dst", max_rank, at)? as u32;
                 let bytes = need(node, "comm_size", u64::MAX, at)?;
                 let tag = self.tag(node, at)?;
-                push(out, Action::Send { to, bytes, tag }, after.to_vec(), vec![]);
+                push(out, Action::Send { to, bytes, tag });
             }
             Ok(NodeType::CommRecvNode) => {
                 let from = need(node, "comm_src", max_rank, at)? as u32;
                 let tag = self.tag(node, at)?;
-                push(out, Action::Recv { from, tag }, after.to_vec(), vec![]);
+                push(out, Action::Recv { from, tag });
             }
             Ok(NodeType::CommCollNode) => self.collective(rank, node, at, after, seq, out)?,
             Ok(_) => {}
@@ -348,14 +342,19 @@ impl Lowering<'_> {
                 Some((k, false)) => (vec![k], vec![]),
             };
             prev = Some((out.len() as u32, matches!(action, Action::Send { .. })));
-            out.push(graph::Node {
-                action,
-                cpu: 0,
-                requires,
-                irequires,
-                at: at.to_string(),
-            });
+            out.push(graph_op(action, requires, irequires, at));
         }
         Ok(())
+    }
+}
+
+/// A graph node on CPU 0.
+fn graph_op(action: Action, requires: Vec<u32>, irequires: Vec<u32>, at: &str) -> graph::Node {
+    graph::Node {
+        action,
+        cpu: 0,
+        requires,
+        irequires,
+        at: at.to_string(),
     }
 }
