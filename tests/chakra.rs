@@ -327,3 +327,38 @@ fn trace_check_reads_a_chakra_folder() {
         "{text}"
     );
 }
+
+/// Every truncation and every one-byte corruption of a sample's rank file reads or is refused,
+/// never a panic.
+#[test]
+fn corrupted_rank_files_never_panic() {
+    let src = sample("all_reduce", 4);
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join("chakra")
+        .join("corrupt");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for r in 0..4 {
+        let name = format!("all_reduce.{r}.et");
+        std::fs::copy(src.join(&name), dir.join(&name)).unwrap();
+    }
+    let target = dir.join("all_reduce.0.et");
+    let good = std::fs::read(&target).unwrap();
+    let mut refused = 0;
+    let mut variants: Vec<Vec<u8>> = (0..good.len()).map(|n| good[..n].to_vec()).collect();
+    for i in 0..good.len() {
+        let mut v = good.clone();
+        v[i] ^= 0xff;
+        variants.push(v);
+    }
+    for v in &variants {
+        std::fs::write(&target, v).unwrap();
+        if let Err(e) = trace::read_any(&dir, &ReadOptions::default()) {
+            assert!(e.to_string().contains("all_reduce.0.et"), "{e}");
+            refused += 1;
+        }
+    }
+    // Every truncation but the one at a message boundary (the metadata alone: rank 0 then has no
+    // collective, and its peers' messages find no receive, which `trace check` reports) is refused.
+    assert!(refused >= good.len() - 1, "{refused}");
+}
