@@ -64,6 +64,17 @@ fn astra_sim_microbenchmarks_replay_with_exact_bytes_per_rank() {
             assert_eq!(read(&file), p, "{what}: a rank's file reads as its folder");
             assert!(p.graph().is_some(), "{what}");
             assert_eq!(p.ranks(), npus, "{what}");
+            // One collective node per rank: one call on the world group.
+            let calls = p.call_stats().unwrap().collectives_by_kind();
+            let mpi_name = match coll {
+                "reduce_scatter" => "reduce_scatter_block",
+                other => &other.replace('_', ""),
+            };
+            assert_eq!(
+                calls.into_iter().collect::<Vec<_>>(),
+                vec![(mpi_name, 1)],
+                "{what}"
+            );
             let (messages, bytes) = expected(coll, u64::from(npus));
             for r in 0..npus {
                 let sent: Vec<u64> = p.sends().filter(|s| s.0 == r).map(|s| s.2).collect();
@@ -197,6 +208,12 @@ fn computation_and_dependencies_give_hand_derived_cycles() {
     );
     let p = read(&dir);
     assert_eq!(p.sends().collect::<Vec<_>>(), vec![(0, 1, 64, 3)]);
+    let calls = p.call_stats().unwrap();
+    assert_eq!(
+        (calls.sends().calls, calls.sends().bytes, calls.receives),
+        (1, 64, 1)
+    );
+    assert_eq!((calls.computes, calls.compute_cycles), (2, 3000));
     assert_eq!(common::replay_on("fat-tree:k=4,n=2", &p), (1, 3018));
     let dir = write_trace(
         "p2p-cpu",
@@ -324,6 +341,14 @@ fn trace_check_reads_a_chakra_folder() {
     // Pairwise: 4 x 3 messages of 256 KiB.
     assert!(
         text.contains("messages           12 (3145728 bytes)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("collectives on world (4 ranks): alltoall 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Chakra's comm_size is the whole buffer"),
         "{text}"
     );
 }

@@ -24,6 +24,7 @@
 
 use super::proto::{CollectiveCommType, Node, NodeType, Value};
 use crate::error::{Error, Result};
+use crate::mpi::CallStats;
 use crate::mpi::collectives::{self, Algorithms, Collective};
 use crate::workload::Op;
 use crate::workload::graph::{self, Action};
@@ -39,6 +40,11 @@ pub struct Groups {
 }
 
 impl Groups {
+    /// Groups of two ranks or more (the communicators with traffic to tell apart).
+    pub fn communicators(&self) -> u32 {
+        self.by_name.values().filter(|(_, r)| r.len() >= 2).count() as u32
+    }
+
     /// Reads `comm_group.json` (`{"NAME": [rank, ...], ...}`), checking ranks below `n`.
     pub fn read(path: &Path, n: u32) -> Result<Groups> {
         let text =
@@ -83,6 +89,9 @@ pub struct Lowering<'a> {
     pub algorithms: &'a Algorithms,
     /// Cycles per traced second.
     pub cycles_per_second: f64,
+    /// The trace's calls, counted as they are lowered (collectives once per group, as its first
+    /// rank sees them), for `trace check`.
+    pub stats: CallStats,
 }
 
 /// A node's integer attribute `key`, if present.
@@ -111,7 +120,12 @@ fn need(node: &Node, key: &str, max: u64, at: &str) -> Result<u64> {
 
 impl Lowering<'_> {
     /// Lowers one rank's nodes (each with its byte offset in `file`).
-    pub fn rank(&self, rank: u32, file: &str, nodes: Vec<(u64, Node)>) -> Result<Vec<graph::Node>> {
+    pub fn rank(
+        &mut self,
+        rank: u32,
+        file: &str,
+        nodes: Vec<(u64, Node)>,
+    ) -> Result<Vec<graph::Node>> {
         let at = |i: usize| {
             let (offset, n) = &nodes[i];
             format!("{file}: byte {offset}: node {} `{}`", n.id, n.name)
@@ -193,7 +207,7 @@ impl Lowering<'_> {
 
     /// Appends the ops of one node, the first requiring `after`.
     fn node(
-        &self,
+        &mut self,
         rank: u32,
         node: &Node,
         at: &str,
@@ -216,6 +230,7 @@ impl Lowering<'_> {
                 }
                 if cycles > 0.0 {
                     let cycles = cycles as u64;
+                    self.stats.compute(cycles);
                     push(out, Action::Calc { cycles });
                 }
             }
@@ -223,11 +238,13 @@ impl Lowering<'_> {
                 let to = need(node, "comm_dst", max_rank, at)? as u32;
                 let bytes = need(node, "comm_size", u64::MAX, at)?;
                 let tag = self.tag(node, at)?;
+                self.stats.send("send", bytes, to == rank);
                 push(out, Action::Send { to, bytes, tag });
             }
             Ok(NodeType::CommRecvNode) => {
                 let from = need(node, "comm_src", max_rank, at)? as u32;
                 let tag = self.tag(node, at)?;
+                self.stats.receive(false);
                 push(out, Action::Recv { from, tag });
             }
             Ok(NodeType::CommCollNode) => self.collective(rank, node, at, after, seq, out)?,
@@ -252,7 +269,7 @@ impl Lowering<'_> {
 
     /// Expands a collective node over its group, chaining its ops.
     fn collective(
-        &self,
+        &mut self,
         rank: u32,
         node: &Node,
         at: &str,
@@ -317,6 +334,7 @@ impl Lowering<'_> {
             }
             CollectiveCommType::Barrier => Collective::Barrier,
         };
+        self.stats.collective(context, p, me as u32, c.name());
         let k = seq.entry(context).or_insert(0);
         let tag = crate::mpi::collective_tag(context, *k);
         *k += 1;

@@ -41,7 +41,11 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     },
     mpi: crate::mpi::MpiModel::default,
     write: None,
-    collectives_note: None,
+    collectives_note: Some(
+        "Chakra's comm_size is the whole buffer, as ASTRA-sim reads it: all-gather, all-to-all and \
+         reduce-scatter blocks are comm_size / p; rooted collectives (Chakra records no root) are \
+         rooted at their group's first rank",
+    ),
 };
 
 /// The name of the process-group file beside the rank files when there is no `NAME.json`.
@@ -165,11 +169,15 @@ pub fn read(
         Some(p) => lower::Groups::read(p, n)?,
         None => lower::Groups::default(),
     };
-    let lowering = lower::Lowering {
+    let mut lowering = lower::Lowering {
         ranks: n,
         groups: &groups,
         algorithms,
         cycles_per_second,
+        stats: crate::mpi::CallStats {
+            communicators: groups.communicators(),
+            ..Default::default()
+        },
     };
     let mut all = Vec::with_capacity(n as usize);
     for (rank, file) in files.ranks.iter().enumerate() {
@@ -181,5 +189,5 @@ pub fn read(
         })?;
         all.push(lowering.rank(rank as u32, &name, nodes)?);
     }
-    graph::build(all)
+    Ok(graph::build(all)?.with_call_stats(lowering.stats))
 }
