@@ -4,8 +4,6 @@
 
 mod common;
 
-use netreplay::network::NetworkModel;
-use netreplay::replay::simulate;
 use netreplay::trace::{self, Format, ReadOptions};
 use netreplay::workload::Program;
 use std::path::PathBuf;
@@ -19,16 +17,6 @@ fn sample(name: &str) -> PathBuf {
 
 fn read(path: &std::path::Path) -> Program {
     trace::read_any(path, &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-/// Replays `p` on `spec`, rank r on node r; returns (messages, completion cycles).
-fn replay(spec: &str, p: &Program) -> (u64, u64) {
-    let topo = netreplay::topology::build(spec).unwrap();
-    let nodes: Vec<u32> = (0..p.ranks()).collect();
-    let o = simulate(topo.as_ref(), &NetworkModel::default(), p, &nodes, 1)
-        .unwrap_or_else(|e| panic!("{spec}: {e}"));
-    assert_eq!(o.phits_injected, o.phits_delivered);
-    (o.messages, o.completion_cycles)
 }
 
 /// (file, ranks, messages, bytes), counted by hand from each schedule: a binomial-tree broadcast
@@ -63,7 +51,7 @@ fn every_sample_replays_on_a_fat_tree_and_a_torus_with_exact_counts() {
         assert_eq!(p.sends().count() as u64, messages, "{name}");
         assert_eq!(p.sends().map(|s| s.2).sum::<u64>(), bytes, "{name}");
         for topo in ["fat-tree:k=4,n=3", "torus:k=8,n=2"] {
-            let (sent, cycles) = replay(topo, &p);
+            let (sent, cycles) = common::replay_on(topo, &p);
             assert_eq!(sent, messages, "{name} on {topo}");
             assert!(cycles > 0, "{name} on {topo}");
         }
@@ -110,12 +98,12 @@ l3 requires l2
 fn irequires_and_cpus_give_hand_derived_cycles_on_an_empty_network() {
     let topo = "fat-tree:k=4,n=2";
     let p = read(&scratch("irequires.goal", IREQUIRES));
-    assert_eq!(replay(topo, &p), (1, 57));
+    assert_eq!(common::replay_on(topo, &p), (1, 57));
     let p = read(&scratch(
         "requires.goal",
         &IREQUIRES.replace("l2 irequires l1", "l2 requires l1"),
     ));
-    assert_eq!(replay(topo, &p), (1, 85));
+    assert_eq!(common::replay_on(topo, &p), (1, 85));
     // Two calcs ready at once share CPU 0 one after the other (20 then 30: 50), or overlap on
     // CPUs 0 and 1 (30). The message of rank 0 ends at 18 and changes nothing.
     let cpus = |second: &str| {
@@ -124,11 +112,11 @@ fn irequires_and_cpus_give_hand_derived_cycles_on_an_empty_network() {
         )
     };
     assert_eq!(
-        replay(topo, &read(&scratch("cpu0.goal", &cpus("")))),
+        common::replay_on(topo, &read(&scratch("cpu0.goal", &cpus("")))),
         (1, 50)
     );
     assert_eq!(
-        replay(topo, &read(&scratch("cpu1.goal", &cpus(" cpu 1")))),
+        common::replay_on(topo, &read(&scratch("cpu1.goal", &cpus(" cpu 1")))),
         (1, 30)
     );
 }

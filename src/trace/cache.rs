@@ -316,7 +316,8 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
     };
     let program = super::read_any(path, &fixed)?;
     if program.graph().is_some() {
-        // The cache stores ops only; a dependency graph is read afresh (GOAL parses quickly).
+        // The cache stores ops only; a dependency graph is read afresh (GOAL and Chakra decode
+        // quickly).
         return Ok(program);
     }
     let bytes = encode(&program, key);

@@ -63,6 +63,7 @@ pub const FORMATS: &[&Descriptor] = &[
     &super::otf2::FORMAT,
     &super::dumpi::FORMAT,
     &super::goal::FORMAT,
+    &super::chakra::FORMAT,
 ];
 
 /// A trace format: one entry of [`FORMATS`].
@@ -96,6 +97,8 @@ impl Format {
     pub const DUMPI: Format = Format(&super::dumpi::FORMAT);
     /// LogGOPSim's GOAL schedules (dependency graphs).
     pub const GOAL: Format = Format(&super::goal::FORMAT);
+    /// MLCommons Chakra execution traces (dependency graphs).
+    pub const CHAKRA: Format = Format(&super::chakra::FORMAT);
 
     /// Every format of the registry.
     pub fn all() -> impl Iterator<Item = Format> {
@@ -248,7 +251,8 @@ mod tests {
     fn folder_kinds_read_as_a_sentence() {
         assert_eq!(
             Format::folder_kinds(),
-            "neither an OTF2 archive (no anchor file `*.otf2`) nor a DUMPI trace (no `.meta` file)"
+            "neither an OTF2 archive (no anchor file `*.otf2`) nor a DUMPI trace (no `.meta` file) \
+             nor a Chakra trace (no `NAME.N.et` files)"
         );
     }
 }

@@ -8,6 +8,7 @@
 //! exactly like the generator that produced it.
 
 pub mod cache;
+pub mod chakra;
 pub mod check;
 pub mod dumpi;
 pub mod formats;
@@ -116,7 +117,7 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
     };
     if program.graph().is_some() {
         return Err(Error::Invalid(format!(
-            "a dependency graph (GOAL) cannot be written as a {} trace, which runs each rank's \
+            "a dependency graph (GOAL, Chakra) cannot be written as a {} trace, which runs each rank's \
              operations in order",
             format.name()
         )));

@@ -14,11 +14,12 @@ use crate::error::{Error, Result};
 /// What one operation of a rank does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
-    /// Send `bytes` to rank `to` with `tag` (started like `MPI_Isend`; complete when the MPI model
+    /// Send `bytes` to rank `to` with matching `tag` (a point-to-point tag, or a lowered
+    /// collective's, whose upper bits hold its context: `mpi::collective_tag`) (started like `MPI_Isend`; complete when the MPI model
     /// says the send is: at once when eager, at the clear-to-send under rendezvous).
-    Send { to: u32, bytes: u64, tag: u32 },
+    Send { to: u32, bytes: u64, tag: u64 },
     /// Receive from rank `from` with `tag` (posted like `MPI_Irecv`; complete when the data is in).
-    Recv { from: u32, tag: u32 },
+    Recv { from: u32, tag: u64 },
     /// Compute for `cycles` on the node's CPU (one computation at a time per CPU).
     Calc { cycles: u64 },
 }
@@ -118,15 +119,8 @@ pub fn build(nodes: Vec<Vec<Node>>) -> Result<Program> {
                 )));
             }
             ops.push(match node.action {
-                Action::Send { to, bytes, tag } => Op::Send {
-                    to,
-                    bytes,
-                    tag: u64::from(tag),
-                },
-                Action::Recv { from, tag } => Op::Recv {
-                    from,
-                    tag: u64::from(tag),
-                },
+                Action::Send { to, bytes, tag } => Op::Send { to, bytes, tag },
+                Action::Recv { from, tag } => Op::Recv { from, tag },
                 Action::Calc { cycles } => Op::Compute { cycles },
             });
             g.cpu.push(node.cpu);

@@ -220,3 +220,20 @@ pub fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         }
     }
 }
+
+/// Replays `p` on topology `spec` under the default model, rank r on node r, checking every phit
+/// injected is delivered; returns (messages, completion cycles).
+pub fn replay_on(spec: &str, p: &Program) -> (u64, u64) {
+    let topo = netreplay::topology::build(spec).unwrap();
+    let nodes: Vec<u32> = (0..p.ranks()).collect();
+    let o = netreplay::replay::simulate(
+        topo.as_ref(),
+        &netreplay::network::NetworkModel::default(),
+        p,
+        &nodes,
+        1,
+    )
+    .unwrap_or_else(|e| panic!("{spec}: {e}"));
+    assert_eq!(o.phits_injected, o.phits_delivered);
+    (o.messages, o.completion_cycles)
+}

@@ -408,10 +408,13 @@ fn operation(
                 Action::Send {
                     to: peer,
                     bytes,
-                    tag,
+                    tag: u64::from(tag),
                 }
             } else {
-                Action::Recv { from: peer, tag }
+                Action::Recv {
+                    from: peer,
+                    tag: u64::from(tag),
+                }
             }
         }
         "calc" => {
