@@ -141,7 +141,7 @@ wait_all() {
 job_state() { squeue -h -t all -j "$1" -o %T | head -n 1; }
 submitted() { sed -n "s/^submitted $1 job \([0-9]*\).*/\1/p" <<<"$2"; }
 # Results lines without the wall time, sorted: the deterministic part of a results directory.
-runs_of() { cat "$@" | sed -E 's/,"wall_seconds":[^}]*\}$/}/' | sort; }
+runs_of() { cat "$@" | sed -E 's/,"wall_seconds":[0-9.eE+-]+//' | sort; }
 # Same report files and same runs (wall time excluded) in local directory $1 and Slurm layout $2.
 same_as_local() {
   local f
