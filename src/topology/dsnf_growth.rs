@@ -87,9 +87,16 @@ pub fn grow(from: u32, to: u32, step: u32) -> Result<Vec<GrowthStep>> {
         let (mut added, mut removed, mut transformed) = (0u64, 0u64, false);
         while n < target {
             let next = target.min(threshold(p));
+            // Up to two full layers the grown network is the labelling's (checked: nothing removed).
+            let labelled = next.min(2 * (p << p));
+            if n < labelled {
+                let (a, r) = replace(&mut edges, Dsnf::edges(labelled, p)?);
+                (added, removed) = (added + a, removed + r);
+                n = labelled;
+            }
             let before = edges.len();
             for i in n..next {
-                add_node(&mut edges, i, p);
+                add_layer_2_node(&mut edges, i, p);
             }
             added += (edges.len() - before) as u64;
             n = next;
@@ -104,31 +111,26 @@ pub fn grow(from: u32, to: u32, step: u32) -> Result<Vec<GrowthStep>> {
     Ok(rows)
 }
 
-/// Adds node `i` (the network has nodes 0..i) and its cables under shortcut-set size `p`.
-fn add_node(edges: &mut BTreeSet<(u32, u32)>, i: u32, p: u32) {
+/// Adds node `i` past two full layers (the network has nodes 0..i), as the transformation's premise
+/// places it: node `2N + j` at level `j mod 2 + 1` of super-node `j / 2`, with its Layer_Link and, as
+/// level 2, a Local_Link to level 1.
+fn add_layer_2_node(edges: &mut BTreeSet<(u32, u32)>, i: u32, p: u32) {
     let big_n = p << p;
-    let mut link = |a: u32, b: u32| {
-        edges.insert((a.min(b), a.max(b)));
-    };
-    if i < 2 * big_n {
-        // Label order: node i's cables are those the labelling gives it towards lower ids.
-        let l = i % p + 1;
-        if l > 1 {
-            link(i, i - 1);
-        }
-        if l == p {
-            link(i, i + 1 - p); // the group is full: close the ring
-        }
-        // Layer 0 is full from the start (n >= N = p 2^p), so a grown node has a Layer_Link.
-        link(i, i - big_n);
-        return;
-    }
     let j = i - 2 * big_n;
     let (s, level) = (j / 2, j % 2 + 1);
-    link(i, big_n + s * p + level - 1);
+    edges.insert((big_n + s * p + level - 1, i));
     if level == 2 {
-        link(i, i - 1);
+        edges.insert((i - 1, i));
     }
+}
+
+/// Replaces the cables with `new` and returns how many were (added, removed).
+fn replace(edges: &mut BTreeSet<(u32, u32)>, new: Vec<(u32, u32)>) -> (u64, u64) {
+    let new: BTreeSet<(u32, u32)> = new.into_iter().collect();
+    let added = new.difference(edges).count() as u64;
+    let removed = edges.difference(&new).count() as u64;
+    *edges = new;
+    (added, removed)
 }
 
 /// The transformation at `n = (p+1) 2^(p+1)` nodes: relabels every cable to shortcut-set size p + 1,
@@ -146,18 +148,14 @@ fn transform(edges: &mut BTreeSet<(u32, u32)>, n: u32, p: u32) -> Result<(u64, u
         };
         s_new * q + level - 1
     };
-    let old: BTreeSet<(u32, u32)> = edges
+    *edges = edges
         .iter()
         .map(|&(a, b)| {
             let (a, b) = (new_id(a), new_id(b));
             (a.min(b), a.max(b))
         })
         .collect();
-    let new: BTreeSet<(u32, u32)> = Dsnf::edges(n, q)?.into_iter().collect();
-    let added = new.difference(&old).count() as u64;
-    let removed = old.difference(&new).count() as u64;
-    *edges = new;
-    Ok((added, removed))
+    Ok(replace(edges, Dsnf::edges(n, q)?))
 }
 
 fn row(
