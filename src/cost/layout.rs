@@ -159,16 +159,15 @@ impl Placed {
     }
 }
 
-/// The switch-to-switch cables of all of `topo` under seed 002's machine room.
-pub fn seed002_cables(topo: &dyn Topology) -> CableReport {
-    SEED002
-        .place(topo)
-        .report(&super::complete(topo).switch_links)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn seed002_cables(topo: &dyn Topology) -> CableReport {
+        SEED002
+            .place(topo)
+            .report(&super::super::complete(topo).switch_links)
+    }
 
     /// A 32-switch ring laid out by hand: switches 0-15 in cabinet 0 and 16-31 in cabinet 1; two
     /// cabinets make ceil(sqrt 2) = 2 rows of one, so the cabinets stand one row (2.1 m) apart. The

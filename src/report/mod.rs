@@ -52,17 +52,20 @@ pub struct TopologyReport {
 impl TopologyReport {
     /// Counts the wiring of `topo`.
     pub fn new(topo: &dyn Topology) -> Self {
+        let whole = crate::cost::complete(topo);
         TopologyReport {
             topology: topo.spec(),
             structure: crate::topology::structure(topo),
             degrees: crate::topology::degrees(topo),
             virtual_channels: topo.virtual_channels(),
             cost: crate::cost::build(crate::cost::DEFAULT)
-                .and_then(|m| m.price(topo, &crate::cost::complete(topo)))
+                .and_then(|m| m.price(topo, &whole))
                 .ok(),
             metrics: None,
             bisection: None,
-            cables: crate::cost::layout::seed002_cables(topo),
+            cables: crate::cost::layout::SEED002
+                .place(topo)
+                .report(&whole.switch_links),
             fault_tolerance: None,
         }
     }
