@@ -9,8 +9,8 @@
 //! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models.
 
 use netreplay::network::{Model, NetworkModel};
+use netreplay::program::Program;
 use netreplay::replay::simulate;
-use netreplay::workload::Program;
 use netreplay::{placement, topology, workload};
 use std::time::Instant;
 

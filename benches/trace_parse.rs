@@ -98,7 +98,7 @@ fn rate(label: &str, bytes: u64, f: impl FnOnce() -> usize) {
     );
 }
 
-fn op_count(p: &netreplay::workload::Program) -> usize {
+fn op_count(p: &netreplay::program::Program) -> usize {
     (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum()
 }
 
@@ -183,9 +183,8 @@ fn native(dir: &Path, mb: u64) {
     }
 
     let time = |label: &str, f: &dyn Fn() -> usize| rate(label, size, f);
-    let count = |p: netreplay::workload::Program| {
-        (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum::<usize>()
-    };
+    let count =
+        |p: netreplay::program::Program| (0..p.ranks()).map(|r| p.rank_ops(r).len()).sum::<usize>();
     time("parse plain", &|| count(trace::read(&plain).unwrap()));
     time("parse zstd", &|| count(trace::read(&zst).unwrap()));
     let loc = cache::Location::Dir(dir.join("cache"));

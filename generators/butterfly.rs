@@ -7,8 +7,8 @@
 
 use super::{at_least_two, nearest, size_param};
 use crate::error::{Error, Result};
+use crate::program::{Generator, Op, Program};
 use crate::spec::Entry;
-use crate::workload::{Generator, Op, Program};
 
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
@@ -67,7 +67,7 @@ impl Generator for Butterfly {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{causal_depth, generate, generate_err, messages};
-    use crate::workload::Op;
+    use crate::program::Op;
 
     #[test]
     fn message_counts_match_closed_forms() {

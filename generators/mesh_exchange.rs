@@ -8,8 +8,8 @@
 
 use super::{VirtualMesh, size_param};
 use crate::error::Result;
+use crate::program::{Generator, Op, Program};
 use crate::spec::Entry;
-use crate::workload::{Generator, Op, Program};
 
 /// Registry line of 2M.
 pub const ENTRY_2M: Entry<Box<dyn Generator>> = Entry {
@@ -68,7 +68,7 @@ impl Generator for MeshExchange {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{causal_depth, generate, generate_err, messages};
-    use crate::workload::Op;
+    use crate::program::Op;
 
     #[test]
     fn message_counts_match_closed_forms() {

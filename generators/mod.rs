@@ -13,8 +13,8 @@ mod waterfall;
 mod wavefront;
 
 use crate::error::{Error, Result};
+use crate::program::Generator;
 use crate::spec::{Params, Registry};
-use crate::workload::Generator;
 
 /// Every workload generator, by spec name. One line per pattern, plus replay of a trace file.
 pub static REGISTRY: Registry<Box<dyn Generator>> = Registry {
@@ -147,7 +147,7 @@ impl VirtualMesh {
 #[cfg(test)]
 mod test_support {
     use super::REGISTRY;
-    use crate::workload::{Op, Program};
+    use crate::program::{Op, Program};
     use std::collections::{HashMap, VecDeque};
 
     /// Builds `spec` from the registry and generates `ranks` ranks, panicking on error.
@@ -334,8 +334,8 @@ mod tests {
     #[test]
     #[should_panic(expected = "unmatched")]
     fn the_matching_check_catches_a_wrong_tag() {
-        let p = crate::workload::Program::from_fn(2, |r, ops| {
-            use crate::workload::Op;
+        let p = crate::program::Program::from_fn(2, |r, ops| {
+            use crate::program::Op;
             if r == 0 {
                 ops.push(Op::Send {
                     to: 1,
@@ -353,8 +353,8 @@ mod tests {
     #[should_panic(expected = "deadlock")]
     fn the_causal_run_catches_a_deadlock() {
         // Both ranks receive before sending: matched, but neither can start.
-        let p = crate::workload::Program::from_fn(2, |r, ops| {
-            use crate::workload::Op;
+        let p = crate::program::Program::from_fn(2, |r, ops| {
+            use crate::program::Op;
             ops.push(Op::Recv {
                 from: 1 - r,
                 tag: 0,

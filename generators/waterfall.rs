@@ -13,8 +13,8 @@
 
 use super::{VirtualMesh, size_param};
 use crate::error::{Error, Result};
+use crate::program::{Generator, Op, Program};
 use crate::spec::Entry;
-use crate::workload::{Generator, Op, Program};
 
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
@@ -109,7 +109,7 @@ impl Generator for Waterfall {
 mod tests {
     use super::super::test_support::{causal_depth, generate, generate_err, messages};
     use super::{MAX_OPS, mlength};
-    use crate::workload::Op;
+    use crate::program::Op;
 
     #[test]
     fn message_lengths_follow_the_seed() {

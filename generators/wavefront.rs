@@ -10,8 +10,8 @@
 
 use super::{VirtualMesh, size_param};
 use crate::error::Result;
+use crate::program::{Generator, Op, Program};
 use crate::spec::Entry;
-use crate::workload::{Generator, Op, Program};
 
 /// Registry line of 2W.
 pub const ENTRY_2W: Entry<Box<dyn Generator>> = Entry {
@@ -73,7 +73,7 @@ impl Generator for Wavefront {
 #[cfg(test)]
 mod tests {
     use super::super::test_support::{causal_depth, generate, generate_err, messages};
-    use crate::workload::Op;
+    use crate::program::Op;
 
     #[test]
     fn message_counts_match_closed_forms() {

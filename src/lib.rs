@@ -12,6 +12,7 @@ pub mod mpi;
 pub mod network;
 pub mod output;
 pub mod placement;
+pub mod program;
 pub mod replay;
 pub mod report;
 pub mod rng;

@@ -477,7 +477,7 @@ fn execute_jobs(
 /// The pieces of one instrumented simulation, so it can be run with or without a timeline.
 struct Sim<'s> {
     replay: &'s Replay<'s>,
-    program: &'s workload::Program,
+    program: &'s crate::program::Program,
     rank_node: &'s [u32],
     progress: &'s network::Progress,
 }

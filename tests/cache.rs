@@ -2,9 +2,9 @@
 //! options or the format version change, ignored and rebuilt when corrupt; by default in the user's
 //! cache folder, which `.cargo/config.toml` points into the build folder for tests.
 
+use netreplay::program::{Op, Program};
 use netreplay::trace::cache::{self, Location};
 use netreplay::trace::{self, Format, ReadOptions};
-use netreplay::workload::{Op, Program};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {

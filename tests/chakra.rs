@@ -5,11 +5,11 @@
 mod common;
 
 use netreplay::mpi::collectives::Algorithms;
+use netreplay::program::Program;
 use netreplay::trace::chakra::proto::{
     AttributeProto, CollectiveCommType, GlobalMetadata, Node, NodeType, Value,
 };
 use netreplay::trace::{self, Format, ReadOptions};
-use netreplay::workload::Program;
 use prost::Message;
 use std::path::{Path, PathBuf};
 

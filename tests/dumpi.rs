@@ -8,9 +8,9 @@ use netreplay::mpi::call::Collective;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::mpi::{Call, MpiModel};
 use netreplay::network::NetworkModel;
+use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::trace::dumpi;
-use netreplay::workload::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -8,9 +8,9 @@ mod common;
 use common::one_message;
 use netreplay::error::Error;
 use netreplay::network::{NetworkModel, Outcome};
+use netreplay::program::{Op, Program};
 use netreplay::replay::simulate;
 use netreplay::topology::{self, Endpoint, RouteChoice, Topology};
-use netreplay::workload::{Op, Program};
 
 /// Replays `program` on the topology `spec` with the default model, rank r on node `nodes[r]`.
 fn on_default_model(spec: &str, program: &Program, nodes: &[u32]) -> Result<Outcome, Error> {

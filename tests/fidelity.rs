@@ -5,10 +5,10 @@
 mod common;
 
 use netreplay::network::{NetworkModel, OpenLoopParams, Outcome, Routing};
+use netreplay::program::{Op, Program};
 use netreplay::replay::simulate;
 use netreplay::topology;
 use netreplay::traffic;
-use netreplay::workload::{Op, Program};
 
 /// Every rank r sends `packets` 64-byte packets, as one message, to rank r XOR `mask` (on an 8-ary
 /// torus, mask 4 is half-way round x, 36 half-way round both x and y).

@@ -4,8 +4,8 @@
 
 mod common;
 
+use netreplay::program::Program;
 use netreplay::trace::{self, Format, ReadOptions};
-use netreplay::workload::Program;
 use std::path::PathBuf;
 
 fn sample(name: &str) -> PathBuf {

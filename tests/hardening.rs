@@ -4,8 +4,8 @@
 //! unbounded allocation or a lost result.
 
 use netreplay::network::{self, NetworkModel, OpenLoopParams};
+use netreplay::program::{Op, Program};
 use netreplay::run::{JobConfig, RunConfig, execute};
-use netreplay::workload::{Op, Program};
 use netreplay::{topology, traffic};
 use std::path::PathBuf;
 mod common;

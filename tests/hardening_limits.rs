@@ -316,7 +316,7 @@ fn p6_the_pattern_memory_bound_holds_for_every_pattern() {
 /// on a machine without that much memory available, instead of being killed by the kernel.
 #[test]
 fn p6_generate_too_large_for_memory_is_refused_at_once() {
-    let bound = netreplay::workload::pattern_bytes_bound(16_777_216);
+    let bound = netreplay::program::pattern_bytes_bound(16_777_216);
     let available = netreplay::network::memory::available_bytes();
     if available.is_none_or(|a| a >= bound) {
         eprintln!("skipped: the machine has {available:?} bytes available, the bound is {bound}");

@@ -6,9 +6,9 @@
 use netreplay::error::Error;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::NetworkModel;
+use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::trace::{self, Format, ReadOptions};
-use netreplay::workload::Program;
 use std::path::{Path, PathBuf};
 
 fn sample(rel: &str) -> PathBuf {

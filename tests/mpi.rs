@@ -1,11 +1,11 @@
 //! The MPI layer end to end: real NPB traces, communicators, self-messages, protocols.
 
-use netreplay::mpi::MpiModel;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::network::NetworkModel;
+use netreplay::program::MpiModel;
+use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::trace::{self, ReadOptions};
-use netreplay::workload::Program;
 use std::path::Path;
 
 mod common;

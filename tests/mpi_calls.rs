@@ -9,12 +9,12 @@
 //! `control_bytes` = 64) takes 2 + 16 = 18 cycles. A rank answers a message in the cycle it is
 //! consumed, so the legs of a handshake add up.
 
-use netreplay::mpi::MpiModel;
 use netreplay::mpi::collectives::Algorithms;
 use netreplay::mpi::runtime::MpiStats;
 use netreplay::network::{NetworkModel, Outcome};
+use netreplay::program::MpiModel;
+use netreplay::program::Program;
 use netreplay::replay::{Instruments, Replay, simulate};
-use netreplay::workload::Program;
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -181,7 +181,7 @@ fn every_sample_replays_on_a_fat_tree_and_a_torus() {
             let w = netreplay::workload::build(&spec).unwrap_or_else(|err| panic!("{spec}: {err}"));
             let p = w.generator.generate(e.ranks).unwrap();
             assert_eq!(p.ranks(), e.ranks);
-            assert_eq!(p.mpi().protocol, netreplay::mpi::Protocol::Rendezvous);
+            assert_eq!(p.mpi().protocol, netreplay::program::Protocol::Rendezvous);
             // Point-to-point messages all travel; collectives add their algorithms' messages.
             assert!(p.sends().count() as u64 >= e.messages, "{}", e.name);
             for topology in ["fat-tree:k=4,n=3", "torus:k=8,n=2"] {

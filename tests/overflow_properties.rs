@@ -3,8 +3,8 @@
 
 use netreplay::load_latency::parse_loads;
 use netreplay::network::{MAX_CYCLE, NetworkModel, OpenLoopParams};
+use netreplay::program::{Op, Program};
 use netreplay::trace::check::check;
-use netreplay::workload::{Op, Program};
 use netreplay::{topology, traffic};
 use proptest::prelude::*;
 

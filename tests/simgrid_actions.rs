@@ -4,8 +4,8 @@
 
 mod common;
 
+use netreplay::program::{Op, Program};
 use netreplay::trace::{self, ReadOptions, simgrid};
-use netreplay::workload::{Op, Program};
 use std::path::PathBuf;
 
 fn scratch(name: &str, text: &str) -> PathBuf {

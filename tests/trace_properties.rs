@@ -1,8 +1,8 @@
 //! Property tests: parse(write(p)) == p for random valid programs (plain and zstd), and no reader
 //! panics on arbitrary or mutated bytes (native, SimGrid and FSIN readers).
 
+use netreplay::program::{Op, Program};
 use netreplay::trace::{self, Format, ReadOptions, parser};
-use netreplay::workload::{Op, Program};
 use proptest::prelude::*;
 use std::path::PathBuf;
 

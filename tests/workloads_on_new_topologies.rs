@@ -109,7 +109,7 @@ fn clos() {
 
 /// One message of `bytes` from node `src` to node `dst` on an empty network.
 fn one_message(spec: &str, src: u32, dst: u32, model: &NetworkModel) -> Outcome {
-    use netreplay::workload::{Op, Program};
+    use netreplay::program::{Op, Program};
     let topo = topology::build(spec).unwrap();
     let program = Program::from_fn(2, |r, ops| {
         ops.push(if r == 0 {

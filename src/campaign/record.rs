@@ -7,10 +7,10 @@
 //! identity and its config hash are unchanged by them, so resuming a directory never repeats a run.
 
 use super::Planned;
-use crate::mpi::MpiModel;
 use crate::mpi::critical_path::CriticalPath;
 use crate::mpi::runtime::TimeSplit;
 use crate::network::{Model, NetworkModel};
+use crate::program::MpiModel;
 use crate::run::{RealTime, RunReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -111,7 +111,7 @@ impl RunRecord {
             mpi_time: r.mpi.map(|m| m.time),
             real_time: r
                 .real_time
-                .unwrap_or_else(|| RealTime::new(crate::workload::DEFAULT_CYCLES_PER_SECOND, o)),
+                .unwrap_or_else(|| RealTime::new(crate::program::DEFAULT_CYCLES_PER_SECOND, o)),
             version: env!("CARGO_PKG_VERSION").to_string(),
             commit: crate::commit().to_string(),
         };

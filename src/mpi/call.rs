@@ -28,7 +28,7 @@ pub enum Source {
     /// MPI_ANY_SOURCE: resolved from the [`Status`] the trace recorded for the completed receive.
     Any,
     /// MPI_ANY_SOURCE in a format that records no status (SimGrid's `-333`), on MPI_COMM_WORLD:
-    /// left to the replay, which matches it in arrival order ([`crate::workload::ANY_SOURCE`]).
+    /// left to the replay, which matches it in arrival order ([`crate::program::ANY_SOURCE`]).
     Arrival,
 }
 

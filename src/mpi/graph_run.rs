@@ -15,8 +15,8 @@
 
 use super::{Pending, Ranks};
 use crate::network::Step;
-use crate::workload::Op;
-use crate::workload::graph::Graph;
+use crate::program::Op;
+use crate::program::graph::Graph;
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap, VecDeque};
 

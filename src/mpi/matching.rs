@@ -11,7 +11,7 @@
 //! programs that have any-source receives, so other programs pay nothing.
 
 use super::{Arrival, Ranks};
-use crate::workload::{ANY_SOURCE, Op, Program};
+use crate::program::{ANY_SOURCE, Op, Program};
 use ahash::AHashMap;
 use std::collections::VecDeque;
 

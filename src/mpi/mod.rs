@@ -11,7 +11,7 @@
 //!   ranks, rank-local handles).
 //! - [`comm`]: communicators as ordered groups of world ranks; creation by split, dup and create,
 //!   resolved across ranks as MPI does (the k-th creation call on a communicator is one collective).
-//! - [`Builder`] (`lower.rs`): lowers each rank's calls to the engine's [`crate::workload::Op`]s:
+//! - [`Builder`] (`lower.rs`): lowers each rank's calls to the engine's [`crate::program::Op`]s:
 //!   ranks translated to world ranks, tags put in the communicator's context ([`p2p_tag`],
 //!   [`collective_tag`]), wildcards resolved from recorded statuses, collectives expanded by
 //!   [`collectives`] with the algorithm [`collectives::Algorithms`] selects, blocking calls as a
@@ -26,16 +26,14 @@ pub mod comm;
 pub mod critical_path;
 pub(crate) mod handle_map;
 mod lower;
-pub mod model;
+
 pub mod observe;
 mod replay_stats;
 pub mod runtime;
-pub mod stats;
 
+pub use crate::program::{CallStats, MpiModel, Protocol};
 pub use call::{Call, CommHandle, ReqHandle, SELF, SendMode, Source, Status, TagSel, WORLD};
 pub use lower::{Builder, MAX_RANKS, Pos};
-pub use model::{MpiModel, Protocol};
-pub use stats::CallStats;
 
 /// The matching tag of user tag `tag` on the communicator with global index `comm`: its point-to-point
 /// context (2 × comm) in the upper 32 bits. On MPI_COMM_WORLD (index 0) it is the tag itself.

@@ -16,10 +16,10 @@
 //!   wait on a send request) or waiting (blocked in a receive, a wait on a receive, or `waitall`);
 //!   their sum is the rank's finishing cycle, since nothing else takes time.
 
-use super::model::MpiModel;
 use super::observe::Activity;
 use crate::network::{Consumed, Driver, Step};
-use crate::workload::{Op, Program};
+use crate::program::MpiModel;
+use crate::program::{Op, Program};
 use ahash::AHashMap;
 use std::collections::VecDeque;
 

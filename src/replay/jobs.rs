@@ -8,7 +8,7 @@ use super::{Replay, check_program, drive};
 use crate::error::{Error, Result};
 use crate::mpi::runtime::Ranks;
 use crate::network::{Consumed, Driver, Outcome, Progress, Step};
-use crate::workload::Program;
+use crate::program::Program;
 
 /// One job of a shared-machine run: its program, the node of each of its ranks, and its start cycle.
 #[derive(Debug, Clone, Copy)]

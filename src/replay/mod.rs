@@ -20,8 +20,8 @@ use crate::mpi::observe::RankObserver;
 use crate::mpi::runtime::{MpiStats, Ranks};
 use crate::network::load_bins::LoadBins;
 use crate::network::{Driver, Model, Network, NetworkModel, Outcome, Progress, Run};
+use crate::program::Program;
 use crate::topology::Topology;
-use crate::workload::Program;
 
 /// The inputs of every replay on one machine, built and validated once.
 pub struct Replay<'a> {

@@ -2,7 +2,7 @@
 //! bar counts towards) and the bytes its operations hold (the memory estimate's share for it).
 
 use crate::network::NetworkModel;
-use crate::workload::{Op, Program};
+use crate::program::{Op, Program};
 
 /// Phits a run of `program` on `model` delivers in all: each message that crosses the network is
 /// `packets_for(bytes)` packets of `packet_phits`, and a rendezvous message (above the eager
@@ -44,8 +44,8 @@ pub fn program_bytes(program: &Program) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mpi::Protocol;
     use crate::network::Progress;
+    use crate::program::Protocol;
 
     #[test]
     fn the_phits_counted_reach_the_programs_total_eager_or_rendezvous() {

@@ -49,7 +49,7 @@ pub struct RunReport {
     pub network: NetworkModel,
     /// The MPI model the ranks ran under (single workloads: a trace's, or seed 004's reactive model).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub mpi_model: Option<crate::mpi::MpiModel>,
+    pub mpi_model: Option<crate::program::MpiModel>,
     /// What the engine measured.
     #[serde(flatten)]
     pub outcome: Outcome,

@@ -20,7 +20,7 @@
 
 use super::{Format, ReadOptions};
 use crate::error::Result;
-use crate::workload::{Op, Program};
+use crate::program::{Op, Program};
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -271,7 +271,7 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
     let Some(flat) = stored.regions else {
         return Some(program);
     };
-    let mut regions: crate::workload::Regions = vec![Vec::new(); ranks];
+    let mut regions: crate::program::Regions = vec![Vec::new(); ranks];
     for (rank, first, end, name) in flat {
         let list = regions.get_mut(rank as usize)?;
         let ops = program.rank_ops(rank).len() as u32;
@@ -279,7 +279,7 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
         if first >= end || end > ops || list.last().is_some_and(|g| g.end > first) {
             return None;
         }
-        list.push(crate::workload::Region { first, end, name });
+        list.push(crate::program::Region { first, end, name });
     }
     Some(program.with_regions(regions))
 }

@@ -6,7 +6,7 @@
 //! source, destination and tag, as MPI matches) and every non-blocking request is waited on.
 
 use crate::error::{Error, Result};
-use crate::workload::{Op, Program};
+use crate::program::{Op, Program};
 use ahash::AHashMap;
 use serde::Serialize;
 
@@ -56,7 +56,7 @@ pub struct TraceCheck {
     pub ok: bool,
     /// The trace's MPI calls by kind and communicator, before collectives become messages (when the
     /// program was read from a trace now, not from its cache).
-    pub calls: Option<crate::mpi::CallStats>,
+    pub calls: Option<crate::program::CallStats>,
     /// What the trace's format leaves out that bears on this trace (a SimGrid trace with
     /// collectives: no communicators recorded).
     pub notes: Vec<String>,
@@ -112,7 +112,7 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
     // sends no specific receive matches, lowest source first.
     let mut any: std::collections::BTreeMap<(u32, u64), i64> = Default::default();
     for (from, to, tag) in program.recvs() {
-        if from == crate::workload::ANY_SOURCE {
+        if from == crate::program::ANY_SOURCE {
             *any.entry((to, tag)).or_default() += 1;
         } else {
             *balance.entry((from, to, tag)).or_default() -= 1;
@@ -132,7 +132,7 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
         }
         if wanted > 0 {
             *balance
-                .entry((crate::workload::ANY_SOURCE, to, tag))
+                .entry((crate::program::ANY_SOURCE, to, tag))
                 .or_default() -= wanted;
         }
     }
@@ -149,7 +149,7 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
             ));
         } else {
             unmatched_receives += (-v) as u64;
-            let source = if from == crate::workload::ANY_SOURCE {
+            let source = if from == crate::program::ANY_SOURCE {
                 "any source".to_string()
             } else {
                 format!("rank {from}")
@@ -248,7 +248,7 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
 /// and the MPI call counts come from the reader) and checks it, adding its format's note on
 /// collectives when it has any.
 pub fn check_file(path: &std::path::Path, opts: &super::ReadOptions) -> Result<TraceCheck> {
-    use crate::workload::Generator;
+    use crate::program::Generator;
     let file = path.display().to_string();
     let location = super::cache::Location::Off;
     let wl = super::TraceWorkload::open_with(&file, opts, &location, String::new())?;

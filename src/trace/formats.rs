@@ -6,8 +6,8 @@
 use super::ReadOptions;
 use super::limits::RankLimit;
 use crate::error::{Error, Result};
-use crate::mpi::MpiModel;
-use crate::workload::Program;
+use crate::program::MpiModel;
+use crate::program::Program;
 use std::path::{Path, PathBuf};
 
 /// What netreplay knows of one trace format.

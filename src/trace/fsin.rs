@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::mpi::call::{Call, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Pos};
-use crate::workload::{Op, Program};
+use crate::program::{Op, Program};
 use std::path::Path;
 
 /// FSIN's `.trc` in the registry of [`crate::trace::formats`]: told by an event line, also written.
@@ -29,7 +29,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     read: |path, _| read(path),
     check_ranks: |path, limit| count_ranks(path, limit).map(drop),
     sources: |path| Ok(vec![path.to_path_buf()]),
-    mpi: crate::mpi::MpiModel::default,
+    mpi: crate::program::MpiModel::default,
     write: Some(super::formats::Writer {
         check: |program| write_events(program, &mut std::io::sink()),
         body: |program, out| {

@@ -25,10 +25,10 @@ pub use limits::RankLimit;
 mod tests_compute;
 
 use crate::error::{Error, Result};
-use crate::mpi::MpiModel;
 use crate::mpi::collectives::Algorithms;
+use crate::program::MpiModel;
+use crate::program::{Generator, Op, Program};
 use crate::spec::{Entry, Params};
-use crate::workload::{Generator, Op, Program};
 use std::io::{BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
@@ -124,7 +124,7 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
     }
     if program
         .recvs()
-        .any(|(from, _, _)| from == crate::workload::ANY_SOURCE)
+        .any(|(from, _, _)| from == crate::program::ANY_SOURCE)
     {
         return Err(Error::Invalid(format!(
             "receives of any source left to the replay (SimGrid's -333) cannot be written as a {} \

@@ -6,8 +6,8 @@
 use super::{dumpi, otf2};
 use crate::mpi::collectives::Algorithms;
 use crate::network::NetworkModel;
+use crate::program::Program;
 use crate::replay::simulate;
-use crate::workload::Program;
 
 /// Completion cycles of `p` on two nodes of a small fat tree, under its own MPI model with
 /// `compute_scale` set to `scale`.
@@ -27,7 +27,7 @@ fn communication(bytes: u64) -> u64 {
     let text = format!("netreplay-trace 3\nranks 2\n0 isend 1 {bytes} 0 1\n0 wait 1\n1 recv 0 0\n");
     let p = super::parser::parse("exchange", text.as_bytes())
         .unwrap()
-        .with_mpi(crate::mpi::MpiModel::mpich());
+        .with_mpi(crate::program::MpiModel::mpich());
     completion(&p, 1.0)
 }
 
@@ -76,7 +76,7 @@ fn dumpi_compute_gaps_replay_exactly() {
     let meta = write_trace(&scratch("compute-replay"), "t", &files);
     for (cps, compute) in [(1e9, 1_000_000), (2.5e9, 2_500_000)] {
         let p = dumpi::read(&meta, &Algorithms::default(), cps).unwrap();
-        check(&p.with_mpi(crate::mpi::MpiModel::mpich()), compute, 16);
+        check(&p.with_mpi(crate::program::MpiModel::mpich()), compute, 16);
     }
 }
 

@@ -5,8 +5,8 @@ pub mod browser;
 pub mod timeline;
 
 use netreplay::mpi::collectives::Algorithms;
+use netreplay::program::Program;
 use netreplay::trace::{self, ReadOptions};
-use netreplay::workload::Program;
 use std::path::PathBuf;
 
 /// `name` in this test binary's own scratch folder (`tag`) of the test target.
@@ -97,7 +97,7 @@ pub fn one_message(
     bytes: u64,
     model: impl std::borrow::Borrow<netreplay::network::NetworkModel>,
 ) -> netreplay::network::Outcome {
-    use netreplay::workload::Op;
+    use netreplay::program::Op;
     let topo = netreplay::topology::build(spec).unwrap();
     let program = Program::from_fn(2, |r, ops| {
         ops.push(if r == 0 {

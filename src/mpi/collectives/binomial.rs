@@ -9,7 +9,7 @@
 //! blocks of the subtree below the edge, `min(m, n - child)` blocks of `bytes`.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// Actual rank of relative rank `vr`.
 pub(super) fn actual(vr: u32, root: u32, n: u32) -> u32 {

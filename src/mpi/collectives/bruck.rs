@@ -11,7 +11,7 @@
 //! - Allgatherv: the same with each rank's count.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The number of `b` in `0..n` with bit `d` (a power of two) set.
 fn with_bit(n: u64, d: u64) -> u64 {
@@ -70,7 +70,7 @@ pub fn allgatherv(n: u32, me: u32, counts: &[u64], tag: u64, out: &mut Vec<Op>) 
 #[cfg(test)]
 mod tests {
     use super::super::tests::{check_replays, messages};
-    use crate::workload::Program;
+    use crate::program::Program;
 
     fn ceil_log2(n: u32) -> u32 {
         n.next_power_of_two().trailing_zeros()

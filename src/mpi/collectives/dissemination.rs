@@ -4,7 +4,7 @@
 //! waits for the one from `(me - 2^k) mod n`: ceil(log2 n) rounds of n messages, any n.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The barrier of rank `me` of `n`.
 pub fn barrier(n: u32, me: u32, tag: u64, out: &mut Vec<Op>) {

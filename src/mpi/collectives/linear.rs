@@ -10,7 +10,7 @@
 //! each rank's part (`reduce_scatter=reduce-scatterv`), 2(n − 1) messages.
 
 use super::{binomial, pairwise, recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// Gatherv: this rank sends its `bytes` to `root`, which receives from every other rank in rank order.
 pub fn gatherv(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
@@ -66,7 +66,7 @@ pub fn reducescatter(n: u32, me: u32, count: impl Fn(u32) -> u64, tag: u64, out:
 #[cfg(test)]
 mod tests {
     use super::super::tests::check_replays;
-    use crate::workload::Program;
+    use crate::program::Program;
 
     #[test]
     fn vector_collectives_move_the_given_counts() {

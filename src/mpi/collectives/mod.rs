@@ -36,7 +36,7 @@ pub mod scatter_allgather;
 pub mod scattered;
 pub mod select;
 
-use crate::workload::Op;
+use crate::program::Op;
 
 pub use super::call::Collective;
 pub use algorithms::{
@@ -183,7 +183,7 @@ pub(crate) fn recv(out: &mut Vec<Op>, from: u32, tag: u64) {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::workload::Program;
+    use crate::program::Program;
 
     /// Every rank's expansion of `c`, as one program.
     pub fn program(c: Collective, n: u32, alg: &Algorithms) -> Program {

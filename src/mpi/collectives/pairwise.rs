@@ -5,7 +5,7 @@
 //! otherwise: n - 1 messages of `bytes` per rank.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The peers of step `i` for rank `me`: (destination, source).
 pub fn peers(n: u32, me: u32, i: u32) -> (u32, u32) {

@@ -20,7 +20,7 @@
 
 use super::select::{element_bytes, pof2};
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The blocks of a vector: `count / p` elements each, the first `count mod p` one more.
 struct Blocks {
@@ -237,7 +237,7 @@ pub fn reduce(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Vec<Op
 #[cfg(test)]
 mod tests {
     use super::super::tests::{check_replays, messages};
-    use crate::workload::Program;
+    use crate::program::Program;
 
     #[test]
     fn allreduce_message_count_and_volume() {

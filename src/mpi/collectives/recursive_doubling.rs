@@ -19,7 +19,7 @@
 //! havenots" step, by recursive halving). For a power of two n: n·log2 n messages.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The fold: (p, rem, new rank or None when `me` sits out).
 fn fold(n: u32, me: u32) -> (u32, u32, Option<u32>) {
@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn mpich_allgatherv_delivers_every_block() {
         use super::super::tests::check_replays;
-        use crate::workload::Program;
+        use crate::program::Program;
         for n in 1..=17u32 {
             let counts: Vec<u64> = (0..n).map(|i| u64::from(i * 7 % 5) + 1).collect();
             let total: u64 = counts.iter().sum();

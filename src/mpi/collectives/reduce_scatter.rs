@@ -15,7 +15,7 @@
 //! block from `me − i` (empty ones included, as MPICH's sendrecv): n(n − 1) messages.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// `MPIR_Reduce_scatter_intra_recursive_halving`; rank i ends with `count(i)` bytes.
 pub fn recursive_halving(n: u32, me: u32, count: impl Fn(u32) -> u64, tag: u64, out: &mut Vec<Op>) {
@@ -101,7 +101,7 @@ pub fn pairwise(n: u32, me: u32, count: impl Fn(u32) -> u64, tag: u64, out: &mut
 #[cfg(test)]
 mod tests {
     use super::super::tests::{check_replays, messages};
-    use crate::workload::Program;
+    use crate::program::Program;
 
     fn halving(n: u32, counts: &[u64]) -> Program {
         Program::from_fn(n, |me, ops| {

@@ -15,7 +15,7 @@
 
 use super::select::ALLGATHERV_PIPELINE_MSG_SIZE;
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// Allgather of `bytes` per rank.
 pub fn allgather(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {
@@ -97,7 +97,7 @@ fn neighbours(n: u32, me: u32) -> (u32, u32) {
 mod tests {
     use super::super::tests::{check_replays, messages, program};
     use super::super::{Algorithms, AllgatherAlg, AllreduceAlg, Collective};
-    use crate::workload::Program;
+    use crate::program::Program;
 
     const RING: Algorithms = Algorithms {
         allreduce: Some(AllreduceAlg::Ring),

@@ -8,7 +8,7 @@
 //! two n.
 
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// Scan or exscan of a `bytes` vector.
 pub fn scan(n: u32, me: u32, bytes: u64, tag: u64, out: &mut Vec<Op>) {

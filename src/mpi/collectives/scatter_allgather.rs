@@ -15,7 +15,7 @@
 
 use super::binomial::{actual, relative};
 use super::{recursive_doubling, recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The piece size `ceil(bytes / n)`.
 fn piece_size(bytes: u64, n: u32) -> u64 {
@@ -102,7 +102,7 @@ pub fn bcast_ring(n: u32, me: u32, root: u32, bytes: u64, tag: u64, out: &mut Ve
 #[cfg(test)]
 mod tests {
     use super::super::tests::{check_replays, messages};
-    use crate::workload::Program;
+    use crate::program::Program;
 
     fn run(n: u32, root: u32, bytes: u64, ring: bool) -> Vec<(u32, u32, u64)> {
         let p = Program::from_fn(n, |me, ops| {

@@ -13,7 +13,7 @@
 
 use super::select::ALLTOALL_THROTTLE;
 use super::{recv, send};
-use crate::workload::Op;
+use crate::program::Op;
 
 /// The schedule with `bytes_to(dst)` bytes for each destination.
 fn schedule(n: u32, me: u32, bytes_to: impl Fn(u32) -> u64, tag: u64, out: &mut Vec<Op>) {
@@ -51,7 +51,7 @@ pub fn alltoallv(n: u32, me: u32, send_counts: &[u64], tag: u64, out: &mut Vec<O
 #[cfg(test)]
 mod tests {
     use super::super::tests::{check_replays, messages};
-    use crate::workload::{Op, Program};
+    use crate::program::{Op, Program};
 
     #[test]
     fn every_ordered_pair_once_in_throttled_rounds() {

@@ -17,7 +17,7 @@ impl RankLowering {
         let (first, end) = (first as u32, self.ops.len() as u32);
         if end > first {
             self.regions
-                .push(crate::workload::Region { first, end, name });
+                .push(crate::program::Region { first, end, name });
         }
     }
 

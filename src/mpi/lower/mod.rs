@@ -28,9 +28,9 @@ use super::call::{
 use super::collective_tag;
 use super::collectives::{self, Algorithms};
 use super::comm::{self, Bound, Comms, Handles};
-use super::stats::CallStats;
 use crate::error::{Error, Result};
-use crate::workload::{Op, Program};
+use crate::program::CallStats;
+use crate::program::{Op, Program};
 use ahash::AHashMap;
 use order::Log;
 use rank::RankLowering;

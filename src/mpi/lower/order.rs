@@ -138,7 +138,7 @@ mod tests {
         let b = parse("b.trc", by_rank.as_bytes()).unwrap();
         assert_eq!(a, b);
         let last = a.rank_ops(0).last().copied();
-        let send = crate::workload::Op::Send {
+        let send = crate::program::Op::Send {
             to: 1,
             bytes: 4,
             tag: 3,

@@ -43,7 +43,7 @@ pub(super) struct RankLowering {
     /// The rank's program so far.
     pub(super) ops: Vec<Op>,
     /// The op ranges of the collectives emitted so far (for the replay timeline).
-    pub(super) regions: Vec<crate::workload::Region>,
+    pub(super) regions: Vec<crate::program::Region>,
 }
 
 impl RankLowering {
@@ -311,7 +311,7 @@ impl RankLowering {
     ) -> Result<(u32, u64), Msg> {
         let src = match (source, status, tag) {
             (Source::Arrival, _, TagSel::Tag(t)) => {
-                return Ok((crate::workload::ANY_SOURCE, user_tag(b, t)?));
+                return Ok((crate::program::ANY_SOURCE, user_tag(b, t)?));
             }
             (Source::Rank(s), _, _) => s,
             (Source::Any, Some(st), _) => st.source,

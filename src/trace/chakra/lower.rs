@@ -1,4 +1,4 @@
-//! Chakra nodes to [`crate::workload::graph`] nodes, one rank at a time.
+//! Chakra nodes to [`crate::program::graph`] nodes, one rank at a time.
 //!
 //! - Nodes are taken in dependency order, file order among those ready (so a file already in
 //!   dependency order keeps its order, which is the order ready ops start in the graph runtime).
@@ -24,10 +24,10 @@
 
 use super::proto::{CollectiveCommType, Node, NodeType, Value};
 use crate::error::{Error, Result};
-use crate::mpi::CallStats;
 use crate::mpi::collectives::{self, Algorithms, Collective};
-use crate::workload::Op;
-use crate::workload::graph::{self, Action};
+use crate::program::CallStats;
+use crate::program::Op;
+use crate::program::graph::{self, Action};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The Chakra reader: MLCommons Chakra execution traces (ET), what ASTRA-sim replays. A trace is
 //! one protobuf file per rank, `NAME.RANK.et` (ranks 0..N, all in one folder), each a
 //! length-delimited stream of a `GlobalMetadata` then `Node`s ([`proto`], schema in
-//! `et_def.proto` beside this file). Nodes become [`crate::workload::graph`] nodes ([`lower`]):
+//! `et_def.proto` beside this file). Nodes become [`crate::program::graph`] nodes ([`lower`]):
 //! computation with its `duration_micros`, sends and receives with their tags, collectives
 //! expanded into point-to-point messages by the MPI layer's algorithms over their process group,
 //! and `data_deps` and `ctrl_deps` as `requires`. The reader only decodes; the graph runtime
@@ -16,8 +16,8 @@ pub mod lower;
 pub mod proto;
 
 use crate::error::{Error, Result};
-use crate::workload::Program;
-use crate::workload::graph;
+use crate::program::Program;
+use crate::program::graph;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -39,7 +39,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
         all.extend(files.groups);
         Ok(all)
     },
-    mpi: crate::mpi::MpiModel::default,
+    mpi: crate::program::MpiModel::default,
     write: None,
     collectives_note: Some(
         "Chakra's comm_size is the whole buffer, as ASTRA-sim reads it: all-gather, all-to-all and \
@@ -174,7 +174,7 @@ pub fn read(
         groups: &groups,
         algorithms,
         cycles_per_second,
-        stats: crate::mpi::CallStats {
+        stats: crate::program::CallStats {
             communicators: groups.communicators(),
             ..Default::default()
         },

@@ -40,7 +40,7 @@ pub(crate) mod writer;
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Call, Pos};
-use crate::workload::Program;
+use crate::program::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,7 +56,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     read: |path, opts| read(path, &opts.algorithms, opts.units.cycles_per_second),
     check_ranks: |path, limit| limit.check_count(path, u64::from(ranks(path)?)),
     sources,
-    mpi: crate::mpi::MpiModel::mpich,
+    mpi: crate::program::MpiModel::mpich,
     write: None,
     collectives_note: None,
 };

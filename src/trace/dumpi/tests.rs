@@ -7,7 +7,7 @@ use super::{read, read_calls};
 use crate::mpi::call::Collective;
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Call, SendMode, Source, Status, TagSel, WORLD};
-use crate::workload::Op;
+use crate::program::Op;
 use Arg::{B, H, I, Ints, St};
 
 const INT: u16 = 9;

@@ -20,11 +20,11 @@
 //! read and ignored (the runtime charges messages no CPU time), as is `nic` everywhere (a node has
 //! one injection link). Refused, with their position: receives from any source or with any tag
 //! (`-1`), and LogGOPSim2's Portals and sPIN operations (`put`, `get`, `append` and handlers), which
-//! have no MPI meaning. The reader only decodes; [`crate::workload::graph`] builds the program.
+//! have no MPI meaning. The reader only decodes; [`crate::program::graph`] builds the program.
 
 use crate::error::{Error, Result};
-use crate::workload::Program;
-use crate::workload::graph::{self, Action, Node};
+use crate::program::Program;
+use crate::program::graph::{self, Action, Node};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -44,7 +44,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
         None => Ok(()),
     },
     sources: |path| Ok(vec![path.to_path_buf()]),
-    mpi: crate::mpi::MpiModel::default,
+    mpi: crate::program::MpiModel::default,
     write: None,
     collectives_note: None,
 };

@@ -38,7 +38,7 @@ use super::limits::RankLimit;
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Call, CommHandle, MpiModel, Pos};
-use crate::workload::Program;
+use crate::program::Program;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

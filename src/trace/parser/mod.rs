@@ -16,7 +16,7 @@ mod tests;
 
 use crate::error::{Error, Result};
 use crate::mpi::{Builder, Pos, collectives::Algorithms};
-use crate::workload::Program;
+use crate::program::Program;
 use events::RankState;
 use fields::{Fields, LineError};
 use std::io::{BufRead, Read};
@@ -40,7 +40,7 @@ pub const FORMAT: crate::trace::formats::Descriptor = crate::trace::formats::Des
     read: |path, opts| crate::trace::read_with(path, &opts.algorithms),
     check_ranks: crate::trace::limits::check_native_ranks,
     sources: |path| Ok(vec![path.to_path_buf()]),
-    mpi: crate::mpi::MpiModel::default,
+    mpi: crate::program::MpiModel::default,
     write: Some(crate::trace::formats::Writer {
         check: |_| Ok(()),
         body: |program, out| crate::trace::write_text(program, out),

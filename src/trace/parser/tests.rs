@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::mpi::collectives;
-use crate::workload::Op;
+use crate::program::Op;
 use events::event;
 use fast::fast_event;
 

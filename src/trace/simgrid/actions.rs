@@ -7,7 +7,7 @@ use crate::error::Result;
 use crate::mpi::call::{Call, Collective, SendMode, Source, TagSel, WORLD};
 use crate::mpi::collectives::Algorithms;
 use crate::mpi::{Builder, Pos};
-use crate::workload::ANY_SOURCE;
+use crate::program::ANY_SOURCE;
 
 /// One line's tokens with their 1-based columns.
 pub(crate) struct Line<'a> {
@@ -512,7 +512,7 @@ fn arity(name: &str, n: usize) -> Option<usize> {
 
 /// The most bytes one message may carry (1 TiB): more is refused at the reader rather than replayed
 /// for years.
-pub const MAX_BYTES: u64 = crate::workload::MAX_MESSAGE_BYTES;
+pub const MAX_BYTES: u64 = crate::program::MAX_MESSAGE_BYTES;
 
 /// `cycles` (computed from `amount` of `unit`, token `i` of `line`) as a whole number, refused when
 /// negative or past [`crate::network::MAX_CYCLE`].

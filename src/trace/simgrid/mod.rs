@@ -41,7 +41,7 @@
 
 use crate::error::{Error, Result};
 use crate::mpi::collectives::Algorithms;
-use crate::workload::Program;
+use crate::program::Program;
 use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
 
@@ -58,7 +58,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     read: |path, opts| read(path, &opts.algorithms, opts.units),
     check_ranks: |path, limit| count_ranks(path, limit).map(drop),
     sources,
-    mpi: crate::mpi::MpiModel::mpich,
+    mpi: crate::program::MpiModel::mpich,
     write: None,
     collectives_note: Some(
         "SimGrid time-independent traces record no communicators: every collective is replayed \
@@ -99,7 +99,7 @@ impl Default for Units {
     fn default() -> Self {
         Units {
             flops_per_cycle: 1.0,
-            cycles_per_second: crate::workload::DEFAULT_CYCLES_PER_SECOND,
+            cycles_per_second: crate::program::DEFAULT_CYCLES_PER_SECOND,
             derived: DerivedSizes::default(),
         }
     }
