@@ -4,49 +4,30 @@
 //! symmetrical unused parts. With F free nodes and R ranks, rank i runs on the (floor((F - R) / 2) + i)-th
 //! free node (node floor((N - R) / 2) + i on an empty machine); an odd spare node goes to the right.
 
-use super::{Available, Placement, check_fits};
+use super::{Available, Placement, plain};
 use crate::error::Result;
 use crate::spec::Entry;
 use crate::topology::Topology;
 
 /// Registry line.
-pub const ENTRY: Entry<Box<dyn Placement>> = Entry {
-    name: "central",
-    keys: &[],
-    help: "ranks on the central nodes of a larger network (seed 004 §3.2)",
-    build: |_| Ok(Box::new(Central)),
-};
+pub const ENTRY: Entry<Box<dyn Placement>> = plain!(
+    "central",
+    "ranks on the central nodes of a larger network (seed 004 §3.2)",
+    central
+);
 
-/// Ranks on the central nodes, in order.
-#[derive(Debug, Clone, Copy)]
-pub struct Central;
-
-impl Placement for Central {
-    fn spec(&self) -> String {
-        "central".to_string()
-    }
-    fn place_on(
-        &self,
-        ranks: u32,
-        topo: &dyn Topology,
-        available: &Available,
-        _seed: u64,
-    ) -> Result<Vec<u32>> {
-        check_fits(ranks, topo, available)?;
-        let free = available.free();
-        let offset = (free.len() - ranks as usize) / 2;
-        Ok(free[offset..offset + ranks as usize].to_vec())
-    }
+/// Ranks on the central free nodes, in order.
+fn central(ranks: u32, _topo: &dyn Topology, available: &Available) -> Result<Vec<u32>> {
+    let free = available.free();
+    let offset = (free.len() - ranks as usize) / 2;
+    Ok(free[offset..offset + ranks as usize].to_vec())
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn centres_4096_ranks_in_a_6561_node_tree() {
-        let topo = crate::topology::build("thin-tree:k=9,up=3,n=4").unwrap();
-        let map = Central.place(4096, topo.as_ref(), 0).unwrap();
+        let map = super::super::tests::place("central", "thin-tree:k=9,up=3,n=4", 4096);
         assert_eq!((map[0], map[4095]), (1232, 5327));
     }
 }

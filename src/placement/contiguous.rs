@@ -4,62 +4,46 @@
 //! Among blocks of the smallest size with enough free nodes, the one with the fewest free nodes wins
 //! (best fit, keeping larger holes for later jobs), then the lowest; ranks go on its free nodes in order.
 
-use super::{Available, Placement, check_fits};
+use super::{Available, Placement, plain};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 use crate::topology::Topology;
 
 /// Registry line.
-pub const ENTRY: Entry<Box<dyn Placement>> = Entry {
-    name: "contiguous",
-    keys: &[],
-    help: "the smallest subtree / sub-mesh / subcube with room, best fit",
-    build: |_| Ok(Box::new(Contiguous)),
-};
+pub const ENTRY: Entry<Box<dyn Placement>> = plain!(
+    "contiguous",
+    "the smallest subtree / sub-mesh / subcube with room, best fit",
+    contiguous
+);
 
 /// Best-fit block placement.
-#[derive(Debug, Clone, Copy)]
-pub struct Contiguous;
-
-impl Placement for Contiguous {
-    fn spec(&self) -> String {
-        "contiguous".into()
-    }
-    fn place_on(
-        &self,
-        ranks: u32,
-        topo: &dyn Topology,
-        available: &Available,
-        _seed: u64,
-    ) -> Result<Vec<u32>> {
-        check_fits(ranks, topo, available)?;
-        let nodes = topo.nodes();
-        let mut sizes = topo.locality_blocks();
-        sizes.push(nodes);
-        for size in sizes.into_iter().filter(|&s| s >= ranks && s > 0) {
-            let best = (0..nodes.div_ceil(size))
-                .map(|b| {
-                    let range = b * size..((b + 1) * size).min(nodes);
-                    (
-                        range.clone().filter(|&n| available.is_free(n)).count() as u32,
-                        b,
-                        range,
-                    )
-                })
-                .filter(|(free, _, _)| *free >= ranks)
-                .min_by_key(|(free, b, _)| (*free, *b));
-            if let Some((_, _, range)) = best {
-                return Ok(range
-                    .filter(|&n| available.is_free(n))
-                    .take(ranks as usize)
-                    .collect());
-            }
+fn contiguous(ranks: u32, topo: &dyn Topology, available: &Available) -> Result<Vec<u32>> {
+    let nodes = topo.nodes();
+    let mut sizes = topo.locality_blocks();
+    sizes.push(nodes);
+    for size in sizes.into_iter().filter(|&s| s >= ranks && s > 0) {
+        let best = (0..nodes.div_ceil(size))
+            .map(|b| {
+                let range = b * size..((b + 1) * size).min(nodes);
+                (
+                    range.clone().filter(|&n| available.is_free(n)).count() as u32,
+                    b,
+                    range,
+                )
+            })
+            .filter(|(free, _, _)| *free >= ranks)
+            .min_by_key(|(free, b, _)| (*free, *b));
+        if let Some((_, _, range)) = best {
+            return Ok(range
+                .filter(|&n| available.is_free(n))
+                .take(ranks as usize)
+                .collect());
         }
-        Err(Error::Invalid(format!(
-            "no block of `{}` holds {ranks} free nodes",
-            topo.spec()
-        )))
     }
+    Err(Error::Invalid(format!(
+        "no block of `{}` holds {ranks} free nodes",
+        topo.spec()
+    )))
 }
 
 #[cfg(test)]
@@ -68,27 +52,24 @@ mod tests {
 
     #[test]
     fn smallest_block_that_fits_best_fit_first() {
+        let p = super::super::build("contiguous").unwrap();
         let topo = crate::topology::build("fat-tree:k=4,n=3").unwrap();
         // 16-node subtrees; with nodes 0..20 taken, subtree 1 (16..32) has 12 free: 10 ranks go there.
         let rest = Available::all(64).without(&(0..20).collect::<Vec<_>>());
         assert_eq!(
-            Contiguous.place_on(10, topo.as_ref(), &rest, 0).unwrap(),
+            p.place_on(10, topo.as_ref(), &rest, 0).unwrap(),
             (20..30).collect::<Vec<_>>()
         );
         // 3 ranks fit in the partly used leaf 20..24.
         assert_eq!(
-            Contiguous.place_on(3, topo.as_ref(), &rest, 0).unwrap(),
+            p.place_on(3, topo.as_ref(), &rest, 0).unwrap(),
             [20, 21, 22]
         );
         // 13 ranks need a whole free subtree: 32..48.
-        assert_eq!(
-            Contiguous.place_on(13, topo.as_ref(), &rest, 0).unwrap()[0],
-            32
-        );
+        assert_eq!(p.place_on(13, topo.as_ref(), &rest, 0).unwrap()[0], 32);
         // A 4x4 block of a 8x8 mesh is two whole rows.
-        let mesh = crate::topology::build("mesh:k=8,n=2").unwrap();
         assert_eq!(
-            Contiguous.place(16, mesh.as_ref(), 0).unwrap(),
+            super::super::tests::place("contiguous", "mesh:k=8,n=2", 16),
             (0..16).collect::<Vec<_>>()
         );
     }

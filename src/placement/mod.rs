@@ -113,6 +113,55 @@ pub trait Placement: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// A policy without parameters (`consecutive`, `central`, `round-robin`, `contiguous`): its spec is
+/// its name, and after the check that the ranks fit it places by a function of the rank count, the
+/// topology and the free nodes. Its registry line is written [`plain!`].
+#[derive(Clone, Copy)]
+pub struct Plain {
+    name: &'static str,
+    place: fn(u32, &dyn Topology, &Available) -> Result<Vec<u32>>,
+}
+
+impl std::fmt::Debug for Plain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+impl Placement for Plain {
+    fn spec(&self) -> String {
+        self.name.to_string()
+    }
+    fn place_on(
+        &self,
+        ranks: u32,
+        topo: &dyn Topology,
+        available: &Available,
+        _seed: u64,
+    ) -> Result<Vec<u32>> {
+        check_fits(ranks, topo, available)?;
+        (self.place)(ranks, topo, available)
+    }
+}
+
+/// The registry line of a [`Plain`] policy: `plain!(NAME, HELP, FUNCTION)`.
+macro_rules! plain {
+    ($name:literal, $help:literal, $place:expr) => {
+        $crate::spec::Entry {
+            name: $name,
+            keys: &[],
+            help: $help,
+            build: |_| {
+                Ok(Box::new($crate::placement::Plain {
+                    name: $name,
+                    place: $place,
+                }))
+            },
+        }
+    };
+}
+use plain;
+
 /// The error every policy gives when the workload does not fit in what is free.
 pub(crate) fn check_fits(ranks: u32, topo: &dyn Topology, available: &Available) -> Result<()> {
     let free = available.free().len() as u32;
@@ -136,6 +185,15 @@ pub(crate) fn check_fits(ranks: u32, topo: &dyn Topology, available: &Available)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `policy`'s map of `ranks` ranks on an empty machine of `topology`.
+    pub(super) fn place(policy: &str, topology: &str, ranks: u32) -> Vec<u32> {
+        let topo = crate::topology::build(topology).unwrap();
+        build(policy)
+            .unwrap()
+            .place(ranks, topo.as_ref(), 0)
+            .unwrap()
+    }
 
     fn assert_injective(map: &[u32], available: &Available, what: &str) {
         let mut seen = vec![false; available.machine() as usize];
