@@ -68,13 +68,17 @@ pub trait PathChoice: Send + Sync + fmt::Debug + CloneChoice {
     }
     /// The intermediate node of a new packet from node `src` to node `dest`, or `None` for the
     /// minimal path. Random choices draw from `rng`, the run's stream, so runs stay deterministic.
+    /// By default Valiant's ([`random_intermediate`]), as the other defaults are: the scheme that
+    /// UGAL and LBR weigh against the minimal path.
     fn intermediate(
         &mut self,
         net: &mut dyn NetView,
         rng: &mut Rng,
         src: u32,
         dest: u32,
-    ) -> Option<u32>;
+    ) -> Option<u32> {
+        random_intermediate(net, rng, src, dest)
+    }
 }
 
 /// Copies a boxed algorithm, so that each run starts from a copy of the one parsed (or prepared for a
