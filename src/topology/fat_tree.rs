@@ -24,15 +24,6 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
 mod tests {
     use super::super::{Endpoint, build};
 
-    /// Seed 004 Table 2: 8,4-fat-tree 4096/2048/16384 radix 16; 6,5-fat-tree 7776/6480/38880 radix 12.
-    #[test]
-    fn table_2_counts() {
-        super::super::assert_table_2(&[
-            ("fat-tree:k=8,n=4", 4096, 2048, 16384, 16),
-            ("fat-tree:k=6,n=5", 7776, 6480, 38880, 12),
-        ]);
-    }
-
     /// The neighbourhood relation of §2.1, evaluated literally: with switch = s*k^l + r,
     /// nswitch = (port*k^l + k^(l+1)*floor(switch/k^(l+1)) + switch mod k^l) mod k^(n-1) and
     /// nport = floor(switch/k^l) mod k.

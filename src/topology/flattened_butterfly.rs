@@ -106,7 +106,7 @@ impl Topology for FlattenedButterfly {
         (node / self.p, node % self.p)
     }
     #[inline]
-    fn route(&self, r: u32, _in_port: u32, _in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+    fn route_to(&self, r: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let target = dest / self.p;
         let port = (0..self.n)
             .find_map(|d| {

@@ -59,14 +59,7 @@ impl Topology for Hypercube {
     fn locality_blocks(&self) -> Vec<u32> {
         (1..=self.n).map(|d| 1 << d).collect()
     }
-    fn route(
-        &self,
-        switch: u32,
-        _in_port: u32,
-        _in_vc: u32,
-        dest: u32,
-        out: &mut Vec<RouteChoice>,
-    ) {
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let diff = switch ^ dest;
         out.push(RouteChoice::port(if diff == 0 {
             0

@@ -298,14 +298,7 @@ impl Topology for Kns {
     }
 
     #[inline]
-    fn route(
-        &self,
-        switch: u32,
-        _in_port: u32,
-        _in_vc: u32,
-        dest: u32,
-        out: &mut Vec<RouteChoice>,
-    ) {
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let target = dest / self.p;
         if switch < self.routers {
             // Hybrid-DOR (§4.1): the lowest differing dimension, through its one link.

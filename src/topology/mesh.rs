@@ -59,14 +59,7 @@ impl Topology for Mesh {
     fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
         Cube::link_class(port)
     }
-    fn route(
-        &self,
-        switch: u32,
-        _in_port: u32,
-        _in_vc: u32,
-        dest: u32,
-        out: &mut Vec<RouteChoice>,
-    ) {
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         out.push(RouteChoice::port(
             self.cube.dor_hop(switch, dest, 0).map_or(0, |h| h.port),
         ));

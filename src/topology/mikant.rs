@@ -192,14 +192,7 @@ impl Topology for MirroredTree {
     }
 
     #[inline]
-    fn route(
-        &self,
-        switch: u32,
-        _in_port: u32,
-        _in_vc: u32,
-        dest: u32,
-        out: &mut Vec<RouteChoice>,
-    ) {
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let (k, top) = (self.k, self.n - 2);
         let c = dest % self.pow[self.n as usize];
         let gt = dest / self.pow[self.n as usize];

@@ -189,7 +189,25 @@ pub trait Topology: Send + Sync + fmt::Debug {
     /// Appends to `out` the candidate outputs at `switch` for a packet that arrived on `in_port`
     /// (on virtual channel `in_vc`) and is bound for node `dest`. Must offer at least one choice, and
     /// only minimal ones where the family's routing is minimal; the engine picks the one with most credits.
-    fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>);
+    /// A family whose choice ignores the way a packet came in implements [`Topology::route_to`] instead.
+    fn route(
+        &self,
+        switch: u32,
+        _in_port: u32,
+        _in_vc: u32,
+        dest: u32,
+        out: &mut Vec<RouteChoice>,
+    ) {
+        self.route_to(switch, dest, out);
+    }
+    /// [`Topology::route`] for a family whose choice depends only on the switch a packet is at and the
+    /// node it is bound for, not on the port and virtual channel it came in by (the trees, meshes,
+    /// hypercubes, HyperX, KNS): such a family implements this one and leaves `route` to its default.
+    /// For a family that implements `route`, this is its choice for a packet that came in on port 0,
+    /// virtual channel 0. Every family implements one of the two.
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
+        self.route(switch, 0, 0, dest, out);
+    }
     /// [`Topology::route`] for one packet whose random bits are `salt` (drawn once when the packet is
     /// made, so it is fixed for the packet and deterministic for the run's seed): families that break
     /// ties at random per packet read it (the torus's half-way destinations); the others ignore it.
@@ -328,23 +346,33 @@ pub(crate) fn check_size(spec: &str, nodes: u64) -> Result<u32> {
     Ok(nodes as u32)
 }
 
-/// Asserts seed 004 Table 2's columns (nodes, switches, links, switch radix) for each `(spec, ...)` row:
-/// the tree families' structural tests share it.
-#[cfg(test)]
-pub(crate) fn assert_table_2(rows: &[(&str, u64, u64, u64, u64)]) {
-    for &(spec, nodes, switches, links, radix) in rows {
-        let s = structure(build(spec).unwrap().as_ref());
-        assert_eq!(
-            (s.nodes, s.switches, s.links, s.radix),
-            (nodes, switches, links, radix),
-            "{spec}"
-        );
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Seed 004 Table 2: nodes, switches, links and switch radix of the complete fat-, thin- and
+    /// slender-trees it compares.
+    #[test]
+    fn table_2_counts() {
+        let rows: [(&str, u64, u64, u64, u64); 8] = [
+            ("fat-tree:k=8,n=4", 4096, 2048, 16384, 16),
+            ("fat-tree:k=6,n=5", 7776, 6480, 38880, 12),
+            ("thin-tree:k=8,up=4,n=4", 4096, 960, 7680, 12),
+            ("thin-tree:k=8,up=2,n=4", 4096, 680, 5440, 10),
+            ("thin-tree:k=9,up=3,n=4", 6561, 1080, 9720, 12),
+            ("slender-tree:k=8,up=4,n=8", 4096, 1020, 8160, 12),
+            ("slender-tree:k=8,up=2,n=5", 4096, 682, 5456, 10),
+            ("slender-tree:k=9,up=3,n=6", 6561, 1092, 9828, 12),
+        ];
+        for (spec, nodes, switches, links, radix) in rows {
+            let s = structure(build(spec).unwrap().as_ref());
+            assert_eq!(
+                (s.nodes, s.switches, s.links, s.radix),
+                (nodes, switches, links, radix),
+                "{spec}"
+            );
+        }
+    }
 
     /// Degree statistics against hand counts: a torus is 4-regular; a 4-ary 3-tree's 16 leaves have 4
     /// up-links, its 16 middle switches 4 + 4, its 16 top switches 4 down-links (their up-ports unplugged).

@@ -151,14 +151,7 @@ impl Topology for Ruft {
         self.st.inject(node)
     }
     #[inline]
-    fn route(
-        &self,
-        switch: u32,
-        _in_port: u32,
-        _in_vc: u32,
-        dest: u32,
-        out: &mut Vec<RouteChoice>,
-    ) {
+    fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let stage = switch / self.st.per_stage();
         out.push(RouteChoice::port(self.st.route(stage, dest)));
     }
