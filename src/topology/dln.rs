@@ -8,10 +8,9 @@
 //! with `route=adaptive` minimal adaptive with an up*/down* escape path (`updown.rs`).
 
 use super::Topology;
-use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
+use super::table_routing::{TableRouted, TableRouting};
 use crate::rng::Rng;
 use crate::spec::Entry;
-use std::collections::BTreeSet;
 
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
@@ -27,22 +26,14 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
             "dln:n={n},x={x},seed={seed}{}",
             routing.spec_suffix("minimal")
         );
-        let mut edges = BTreeSet::new();
-        for i in 0..n {
-            edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
-        }
         let mut rng = Rng::new(seed);
         let mut order: Vec<u32> = (0..n).collect();
+        let mut chords = Vec::new();
         for _ in 2..x {
             rng.shuffle(&mut order);
-            for pair in order.chunks_exact(2) {
-                let (a, b) = (pair[0].min(pair[1]), pair[0].max(pair[1]));
-                edges.insert((a, b));
-            }
+            chords.extend(order.chunks_exact(2).map(|pair| (pair[0], pair[1])));
         }
-        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
-        let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
-        Ok(Box::new(TableRouted::new(spec, graph, routing)?))
+        Ok(Box::new(TableRouted::ring(spec, n, chords, routing)?))
     },
 };
 

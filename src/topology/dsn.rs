@@ -10,9 +10,8 @@
 //! minimal adaptive with an up*/down* escape path on two virtual channels (`updown.rs`).
 
 use super::Topology;
-use super::table_routing::{SwitchGraph, TableRouted, TableRouting};
+use super::table_routing::{TableRouted, TableRouting};
 use crate::spec::Entry;
-use std::collections::BTreeSet;
 
 /// Registry line.
 pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
@@ -25,23 +24,17 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let x = p.u32_in("x", None, 1, levels - 1)?;
         let routing = TableRouting::from_params(p, "minimal")?;
         let spec = format!("dsn:n={n},x={x}{}", routing.spec_suffix("minimal"));
-        let mut edges = BTreeSet::new();
+        let mut chords = Vec::new();
         for i in 0..n {
-            edges.insert((i.min((i + 1) % n), i.max((i + 1) % n)));
             let l = i % levels + 1;
             if l <= x {
                 let j = (n >> l..n)
                     .map(|d| (i + d) % n)
-                    .find(|&j| j % levels + 1 == l + 1)
-                    .filter(|&j| j != i);
-                if let Some(j) = j {
-                    edges.insert((i.min(j), i.max(j)));
-                }
+                    .find(|&j| j % levels + 1 == l + 1);
+                chords.extend(j.filter(|&j| j != i).map(|j| (i, j)));
             }
         }
-        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
-        let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
-        Ok(Box::new(TableRouted::new(spec, graph, routing)?))
+        Ok(Box::new(TableRouted::ring(spec, n, chords, routing)?))
     },
 };
 

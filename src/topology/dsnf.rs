@@ -236,9 +236,7 @@ impl Topology for Dsnf {
             return;
         }
         let next = self.next(switch, dest);
-        if let Some(port) = self.graph.port_to(switch, next) {
-            out.push(self.graph.hop_choice(switch, in_port, in_vc, port));
-        }
+        out.extend(self.graph.hop_to(switch, in_port, in_vc, next));
     }
 }
 

@@ -19,7 +19,7 @@
 use super::{Endpoint, MAX_NODES, RouteChoice};
 use crate::error::{Error, Result};
 use rayon::prelude::*;
-use std::collections::VecDeque;
+use std::collections::{BTreeSet, VecDeque};
 
 /// Largest switch count for which distance tables are built (`switches^2` u16 entries: 32 MiB).
 pub const MAX_TABLE_SWITCHES: u32 = 4096;
@@ -41,6 +41,29 @@ pub fn check_links(spec: &str, links: u64) -> Result<()> {
 
 /// Most virtual channels hop-indexed routing may ask for (the diameter of the graph).
 pub const MAX_HOP_VCS: u32 = 64;
+
+/// The [`super::Topology`] methods of a family wired as the [`SwitchGraph`] in its `graph` field:
+/// its nodes, switches, ports, neighbours and node attachments are the graph's.
+macro_rules! wired_by_graph {
+    () => {
+        fn nodes(&self) -> u32 {
+            self.graph.nodes()
+        }
+        fn switches(&self) -> u32 {
+            self.graph.switches()
+        }
+        fn ports(&self, switch: u32) -> u32 {
+            self.graph.ports(switch)
+        }
+        fn neighbour(&self, switch: u32, port: u32) -> $crate::topology::Endpoint {
+            self.graph.neighbour(switch, port)
+        }
+        fn node_attachment(&self, node: u32) -> (u32, u32) {
+            self.graph.node_attachment(node)
+        }
+    };
+}
+pub(super) use wired_by_graph;
 
 /// An undirected switch graph with nodes hanging on its switches.
 #[derive(Debug, Clone)]
@@ -202,6 +225,13 @@ impl SwitchGraph {
             ))),
             None => Ok(()),
         }
+    }
+
+    /// [`SwitchGraph::hop_choice`] towards the neighbour switch `next`; `None` if `switch` has no
+    /// link to it.
+    pub fn hop_to(&self, switch: u32, in_port: u32, in_vc: u32, next: u32) -> Option<RouteChoice> {
+        let port = self.port_to(switch, next)?;
+        Some(self.hop_choice(switch, in_port, in_vc, port))
     }
 
     /// Appends the hop-indexed virtual channel choice for leaving `switch` through `port`, given the
@@ -401,6 +431,24 @@ impl TableRouted {
         })
     }
 
+    /// A ring of `n` switches with one node each, plus `chords` (either way round; a chord that
+    /// repeats another or a ring link is built once): DSN and DLN, whose chords are their own.
+    pub fn ring(
+        spec: String,
+        n: u32,
+        chords: impl IntoIterator<Item = (u32, u32)>,
+        routing: TableRouting,
+    ) -> Result<Self> {
+        let edges: BTreeSet<(u32, u32)> = (0..n)
+            .map(|i| (i, (i + 1) % n))
+            .chain(chords)
+            .map(|(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        let graph = SwitchGraph::new(&spec, &vec![1; n as usize], &edges)?;
+        Self::new(spec, graph, routing)
+    }
+
     /// Declares the family's locality blocks (see [`super::Topology::locality_blocks`]).
     pub fn with_locality_blocks(mut self, blocks: Vec<u32>) -> Self {
         self.blocks = blocks;
@@ -418,21 +466,7 @@ impl super::Topology for TableRouted {
     fn spec(&self) -> String {
         self.spec.clone()
     }
-    fn nodes(&self) -> u32 {
-        self.graph.nodes()
-    }
-    fn switches(&self) -> u32 {
-        self.graph.switches()
-    }
-    fn ports(&self, switch: u32) -> u32 {
-        self.graph.ports(switch)
-    }
-    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
-        self.graph.neighbour(switch, port)
-    }
-    fn node_attachment(&self, node: u32) -> (u32, u32) {
-        self.graph.node_attachment(node)
-    }
+    wired_by_graph!();
     fn locality_blocks(&self) -> Vec<u32> {
         self.blocks.clone()
     }
