@@ -17,7 +17,7 @@
 //! Deadlock freedom by hop-indexed virtual channels (see `table_routing.rs`): 2 virtual channels.
 
 use super::table_routing::SwitchGraph;
-use super::{Endpoint, RouteChoice, Topology, check_size};
+use super::{Endpoint, Packaging, RouteChoice, Topology, check_size};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 
@@ -212,6 +212,15 @@ impl Topology for SlimFly {
     }
     fn switches(&self) -> u32 {
         self.graph.switches()
+    }
+    /// Slim Fly's own layout ([4] §V): rack x holds the two subgraphs (0, x, .) and (1, x, .), 2q
+    /// routers; the q racks on a square grid.
+    fn packaging(&self) -> Option<Packaging> {
+        let q = self.q;
+        let order = (0..q)
+            .flat_map(|x| (0..2).flat_map(move |s| (0..q).map(move |y| s * q * q + x * q + y)))
+            .collect();
+        Some(Packaging::square(order, 2 * q))
     }
     fn ports(&self, switch: u32) -> u32 {
         self.graph.ports(switch)
