@@ -241,6 +241,25 @@ mod tests {
         assert_eq!((c.rows, c.intra_cabinet, c.cables), (3, 0, 1080));
     }
 
+    /// The other families' own racks keep their local links inside: a dragonfly group's a(a-1)/2
+    /// (33 x 28 = 924 for p=4, a=8, h=4); a HyperX line's S(S-1)/2 (10 x 45 = 450); a Slim Fly rack's
+    /// two subgraphs of q(q-1)/4 links each plus the q links (0,x,.)-(1,x,.) between them (9 x 45 =
+    /// 405 for q = 9).
+    #[test]
+    fn families_keep_their_local_links_in_a_rack() {
+        for (spec, racks, inside) in [
+            ("dragonfly:p=4,a=8,h=4", 33, 924),
+            ("hyperx:l=2,s=10,t=10", 10, 450),
+            ("slimfly:q=9,p=6", 9, 405),
+        ] {
+            let t = crate::topology::build(spec).unwrap();
+            let c = SEED003
+                .place(t.as_ref())
+                .report(&super::super::complete(t.as_ref()).switch_links);
+            assert_eq!((c.cabinets, c.intra_cabinet), (racks, inside), "{spec}");
+        }
+    }
+
     /// DSN-F groups a super-node's layers: with p = 4 and 2 layers (n = 128, N = 64), a cabinet of 16
     /// holds two super-nodes' two layers, so every Local_Link and Layer_Link is inside a cabinet.
     #[test]
