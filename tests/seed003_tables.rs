@@ -54,7 +54,13 @@ fn table_4_bisection_widths() {
 fn topology_cost_flag_prices_under_the_named_model() {
     let bin = env!("CARGO_BIN_EXE_netreplay");
     let out = Command::new(bin)
-        .args(["topology", "flex:x=6,y=6,z=3,p=10", "--cost", "seed003", "--json"])
+        .args([
+            "topology",
+            "flex:x=6,y=6,z=3,p=10",
+            "--cost",
+            "seed003",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success());

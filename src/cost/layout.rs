@@ -244,7 +244,7 @@ mod tests {
     /// The other families' own racks keep their local links inside: a dragonfly group's a(a-1)/2
     /// (33 x 28 = 924 for p=4, a=8, h=4); a HyperX line's S(S-1)/2 (10 x 45 = 450); a Slim Fly rack's
     /// two subgraphs of q(q-1)/4 links each plus the q links (0,x,.)-(1,x,.) between them (9 x 45 =
-    /// 405 for q = 9).
+    /// 405 for q = 9). Each packaging places every switch once.
     #[test]
     fn families_keep_their_local_links_in_a_rack() {
         for (spec, racks, inside) in [
@@ -253,6 +253,9 @@ mod tests {
             ("slimfly:q=9,p=6", 9, 405),
         ] {
             let t = crate::topology::build(spec).unwrap();
+            let mut order = t.packaging().unwrap().order;
+            order.sort_unstable();
+            assert_eq!(order, (0..t.switches()).collect::<Vec<_>>(), "{spec}");
             let c = SEED003
                 .place(t.as_ref())
                 .report(&super::super::complete(t.as_ref()).switch_links);
