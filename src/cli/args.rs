@@ -64,6 +64,10 @@ pub(super) struct TopologyArgs {
     /// (by default they are sampled above a size, and the output says so).
     #[arg(long)]
     pub(super) exact: bool,
+    /// Price the network under this cost model instead of the default `seed004` (e.g. `seed003`,
+    /// seed 003 §IV-A's EDR prices over each family's rack layout).
+    #[arg(long, value_name = "MODEL")]
+    pub(super) cost: Option<String>,
     /// Also measure fault tolerance by random link removal (seed 003 §III-A-4).
     #[arg(long)]
     pub(super) fault_tolerance: bool,

@@ -38,6 +38,12 @@ pub struct FloorLayout {
     pub overhead_m: f64,
     /// How many cabinets stand in a row.
     pub rows: RowRule,
+    /// Follow the family's own packaging ([`Topology::packaging`]) when it has one, instead of
+    /// `per_cabinet` and `rows`.
+    pub family_racks: bool,
+    /// Metres between neighbouring slots of a cabinet, added per slot of height difference between a
+    /// cable's ends (0: a cabinet's height is not measured).
+    pub slot_m: f64,
 }
 
 /// How `c` cabinets are arranged in rows.
@@ -58,9 +64,12 @@ pub const SEED002: FloorLayout = FloorLayout {
     intra_m: 2.0,
     overhead_m: 4.0,
     rows: RowRule::SqrtRows,
+    family_racks: false,
+    slot_m: 0.0,
 };
 
-/// Seed 003's generic rack grid (one switch per rack by default).
+/// Seed 003 §IV-A's racks: each family's own packaging (one switch per rack for families without
+/// one), 1 m apart, cables measured on all three axes with 1U (0.04445 m) between slots.
 pub const SEED003: FloorLayout = FloorLayout {
     name: "seed003",
     per_cabinet: 1,
@@ -69,6 +78,8 @@ pub const SEED003: FloorLayout = FloorLayout {
     intra_m: 2.0,
     overhead_m: 2.0,
     rows: RowRule::SqrtPerRow,
+    family_racks: true,
+    slot_m: 0.04445,
 };
 
 /// The switch-to-switch cables of a laid-out network, as `topology --json` reports them (`cables`).
@@ -96,28 +107,39 @@ pub struct CableReport {
 pub struct Placed {
     layout: FloorLayout,
     cabinet: Vec<u32>,
+    /// Each switch's slot in its cabinet, from the bottom.
+    slot: Vec<u32>,
     cabinets: u32,
+    per_cabinet: u32,
     per_row: u32,
 }
 
 impl FloorLayout {
     /// Places the switches of `topo` in cabinets.
     pub fn place(&self, topo: &dyn Topology) -> Placed {
-        let order = topo.layout_order();
+        let own = self.family_racks.then(|| topo.packaging()).flatten();
+        let (order, per_cabinet, own_rows) = match own {
+            Some(p) => (p.order, p.per_rack.max(1), Some(p.per_row.max(1))),
+            None => (topo.layout_order(), self.per_cabinet, None),
+        };
         let mut cabinet = vec![0; topo.switches() as usize];
+        let mut slot = vec![0; topo.switches() as usize];
         for (i, &sw) in order.iter().enumerate() {
-            cabinet[sw as usize] = i as u32 / self.per_cabinet;
+            cabinet[sw as usize] = i as u32 / per_cabinet;
+            slot[sw as usize] = i as u32 % per_cabinet;
         }
-        let cabinets = topo.switches().div_ceil(self.per_cabinet).max(1);
+        let cabinets = topo.switches().div_ceil(per_cabinet).max(1);
         let root = (f64::from(cabinets).sqrt().ceil() as u32).max(1);
-        let per_row = match self.rows {
+        let per_row = own_rows.unwrap_or(match self.rows {
             RowRule::SqrtRows => cabinets.div_ceil(root),
             RowRule::SqrtPerRow => root,
-        };
+        });
         Placed {
             layout: *self,
             cabinet,
+            slot,
             cabinets,
+            per_cabinet,
             per_row,
         }
     }
@@ -127,13 +149,16 @@ impl Placed {
     /// Length in metres of a cable between switches `a` and `b`.
     pub fn cable_m(&self, a: u32, b: u32) -> f64 {
         let (ca, cb) = (self.cabinet[a as usize], self.cabinet[b as usize]);
+        let height = f64::from(self.slot[a as usize].abs_diff(self.slot[b as usize]));
+        let height_m = height * self.layout.slot_m;
         if ca == cb {
-            return self.layout.intra_m;
+            return self.layout.intra_m + height_m;
         }
         let (ra, pa) = (ca / self.per_row, ca % self.per_row);
         let (rb, pb) = (cb / self.per_row, cb % self.per_row);
         f64::from(pa.abs_diff(pb)) * self.layout.width_m
             + f64::from(ra.abs_diff(rb)) * self.layout.depth_m
+            + height_m
             + self.layout.overhead_m
     }
 
@@ -149,7 +174,7 @@ impl Placed {
             cabinets: self.cabinets,
             rows: self.cabinets.div_ceil(self.per_row),
             per_row: self.per_row,
-            per_cabinet: self.layout.per_cabinet,
+            per_cabinet: self.per_cabinet,
             cables: links.len() as u64,
             intra_cabinet: intra,
             inter_cabinet: links.len() as u64 - intra,
@@ -196,6 +221,46 @@ mod tests {
         assert_eq!((placed.cabinets, placed.per_row), (5, 2));
         assert!((placed.cable_m(16, 64) - 8.8).abs() < 1e-9);
         assert!((placed.cable_m(16, 31) - 2.0).abs() < 1e-9);
+    }
+
+    /// Seed 003 Fig. 7 on `flex:x=6,y=6,z=3`: rack (z, x) holds y = 0..5 bottom up, row z holds
+    /// racks x = 0..5. Router 0 = (0,0,0) to 66 = (0,5,1): the next row, same place, five slots up:
+    /// 1 + 5 x 0.04445 + 2 = 3.22225 m. Router 72 = (0,0,2) to 3 = (3,0,0): two rows and three places
+    /// apart, same slot: 2 + 3 + 2 = 7 m.
+    #[test]
+    fn flex_follows_fig_7() {
+        let flex = crate::topology::build("flex:x=6,y=6,z=3,p=10").unwrap();
+        let placed = SEED003.place(flex.as_ref());
+        assert_eq!(
+            (placed.cabinets, placed.per_cabinet, placed.per_row),
+            (18, 6, 6)
+        );
+        assert!((placed.cable_m(0, 66) - 3.22225).abs() < 1e-9);
+        assert!((placed.cable_m(72, 3) - 7.0).abs() < 1e-9);
+        let c = placed.report(&super::super::complete(flex.as_ref()).switch_links);
+        assert_eq!((c.rows, c.intra_cabinet, c.cables), (3, 0, 1080));
+    }
+
+    /// The other families' own racks keep their local links inside: a dragonfly group's a(a-1)/2
+    /// (33 x 28 = 924 for p=4, a=8, h=4); a HyperX line's S(S-1)/2 (10 x 45 = 450); a Slim Fly rack's
+    /// two subgraphs of q(q-1)/4 links each plus the q links (0,x,.)-(1,x,.) between them (9 x 45 =
+    /// 405 for q = 9). Each packaging places every switch once.
+    #[test]
+    fn families_keep_their_local_links_in_a_rack() {
+        for (spec, racks, inside) in [
+            ("dragonfly:p=4,a=8,h=4", 33, 924),
+            ("hyperx:l=2,s=10,t=10", 10, 450),
+            ("slimfly:q=9,p=6", 9, 405),
+        ] {
+            let t = crate::topology::build(spec).unwrap();
+            let mut order = t.packaging().unwrap().order;
+            order.sort_unstable();
+            assert_eq!(order, (0..t.switches()).collect::<Vec<_>>(), "{spec}");
+            let c = SEED003
+                .place(t.as_ref())
+                .report(&super::super::complete(t.as_ref()).switch_links);
+            assert_eq!((c.cabinets, c.intra_cabinet), (racks, inside), "{spec}");
+        }
     }
 
     /// DSN-F groups a super-node's layers: with p = 4 and 2 layers (n = 128, N = 64), a cabinet of 16

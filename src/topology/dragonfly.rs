@@ -14,7 +14,7 @@
 //! already taken, see `table_routing.rs`): 3 virtual channels.
 
 use super::bisection::Bisection;
-use super::{Endpoint, RouteChoice, Topology, check_size};
+use super::{Endpoint, Packaging, RouteChoice, Topology, check_size};
 use crate::spec::Entry;
 
 /// Registry line.
@@ -74,6 +74,11 @@ impl Topology for Dragonfly {
     }
     fn switches(&self) -> u32 {
         self.g * self.a
+    }
+    /// One group per rack (Kim et al.'s cabinet per group, as Slim Fly [4] of seed 003 lays the
+    /// dragonfly out), racks on a square grid.
+    fn packaging(&self) -> Option<Packaging> {
+        Some(Packaging::square((0..self.switches()).collect(), self.a))
     }
     /// An even number of groups g and a >= 2h + 1: (g/2)^2, the global links between two halves of the
     /// groups (Kim et al. 2008; seed 003 Fig. 4 and Table 4 use this cut). It is the minimum under that

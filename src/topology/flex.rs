@@ -18,7 +18,7 @@
 
 use super::bisection::Bisection;
 use super::table_routing::{DistanceTable, SwitchGraph, wired_by_graph};
-use super::{RouteChoice, Topology, check_size};
+use super::{Packaging, RouteChoice, Topology, check_size};
 use crate::spec::Entry;
 
 /// Registry line.
@@ -152,6 +152,19 @@ impl Topology for Flex {
         (self.nz == 3 && m.is_multiple_of(2)).then(|| {
             let per_layer = u64::from(self.nx) * u64::from(self.ny);
             Bisection::closed_form(3 * per_layer * u64::from(m) / 2, self.nodes())
+        })
+    }
+    /// Fig. 7 (seed 003 §IV-A): the routers of each y-axis of each layer in one rack, bottom to top
+    /// in y; the racks of a layer in one row in x order; one row per layer.
+    fn packaging(&self) -> Option<Packaging> {
+        let (nx, ny) = (self.nx, self.ny);
+        let order = (0..self.nz)
+            .flat_map(|z| (0..nx).flat_map(move |x| (0..ny).map(move |y| nx * ny * z + nx * y + x)))
+            .collect();
+        Some(Packaging {
+            order,
+            per_rack: ny,
+            per_row: nx,
         })
     }
     /// The terminals of one router: routers of a row or layer are not linked to each other.

@@ -28,7 +28,7 @@
 //! and cannot form a cycle; hop-indexed virtual channels are not needed.
 
 use super::bisection::Bisection;
-use super::{Endpoint, MAX_NODES, RouteChoice, Topology, check_size, checked_pow};
+use super::{Endpoint, MAX_NODES, Packaging, RouteChoice, Topology, check_size, checked_pow};
 use crate::error::{Error, Result};
 use crate::spec::{Entry, Params};
 
@@ -238,6 +238,16 @@ impl Topology for HyperX {
     }
     fn switches(&self) -> u32 {
         self.stride[self.dims()]
+    }
+    /// HyperX's packaging (Ahn et al. [2] of seed 003): the S_1 routers of a line of the first
+    /// dimension share a rack, the racks along the second dimension form a row, further dimensions
+    /// add rows (routers in id order, the first dimension fastest).
+    fn packaging(&self) -> Option<Packaging> {
+        Some(Packaging {
+            order: (0..self.switches()).collect(),
+            per_rack: self.s[0],
+            per_row: self.s.get(1).copied().unwrap_or(1),
+        })
     }
     /// Equal even widths S and equal K in every dimension: K S^(L+1) / 4, halving one dimension cuts
     /// (S/2)^2 K links in each of its S^(L-1) lines (Ahn et al., "HyperX", SC 2009, §3; minimal by

@@ -234,11 +234,42 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn layout_order(&self) -> Vec<u32> {
         (0..self.switches()).collect()
     }
+    /// The family's own packaging of switches into racks, for layouts that follow it (seed 003
+    /// §IV-A: FleX's Fig. 7, and the packaging rules of Slim Fly [4] and HyperX [2] it applies to the
+    /// other families); `None` leaves the switches to a layout's generic grid.
+    fn packaging(&self) -> Option<Packaging> {
+        None
+    }
     /// The exact bisection width from the family's closed form, for the parameters where the seeds or
     /// the literature give one (see `bisection.rs` for the definition); `None` leaves it to the
     /// partitioner's bound.
     fn bisection(&self) -> Option<bisection::Bisection> {
         None
+    }
+}
+
+/// Switches in racks as a family packages them: `order` lists every switch once, rack by rack, and
+/// within a rack from the bottom slot up; racks hold `per_rack` switches each and stand `per_row` to a
+/// row, rows one behind the other.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Packaging {
+    /// Switch ids, rack after rack.
+    pub order: Vec<u32>,
+    /// Switches per rack.
+    pub per_rack: u32,
+    /// Racks per row.
+    pub per_row: u32,
+}
+
+impl Packaging {
+    /// Racks of `per_rack` filled in `order`, on a square grid: `ceil(sqrt r)` racks to a row.
+    pub fn square(order: Vec<u32>, per_rack: u32) -> Packaging {
+        let racks = (order.len() as u32).div_ceil(per_rack.max(1)).max(1);
+        Packaging {
+            order,
+            per_rack: per_rack.max(1),
+            per_row: (f64::from(racks).sqrt().ceil() as u32).max(1),
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 //! Deadlock freedom by hop-indexed virtual channels (see `table_routing.rs`): 2 virtual channels.
 
 use super::table_routing::{SwitchGraph, wired_by_graph};
-use super::{RouteChoice, Topology, check_size};
+use super::{Packaging, RouteChoice, Topology, check_size};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 
@@ -208,6 +208,15 @@ impl Topology for SlimFly {
         format!("slimfly:q={},p={}", self.q, self.p)
     }
     wired_by_graph!();
+    /// Slim Fly's own layout ([4] §V): rack x holds the two subgraphs (0, x, .) and (1, x, .), 2q
+    /// routers; the q racks on a square grid.
+    fn packaging(&self) -> Option<Packaging> {
+        let q = self.q;
+        let order = (0..q)
+            .flat_map(|x| (0..2).flat_map(move |s| (0..q).map(move |y| s * q * q + x * q + y)))
+            .collect();
+        Some(Packaging::square(order, 2 * q))
+    }
     /// The terminals of one router.
     fn locality_blocks(&self) -> Vec<u32> {
         vec![self.p]

@@ -21,6 +21,10 @@ pub(in crate::cli) fn topology(args: TopologyArgs) -> Result<()> {
     let mut r = TopologyReport::new(topo.as_ref())
         .with_metrics(topo.as_ref(), budget)
         .with_bisection(topo.as_ref());
+    if let Some(model) = &args.cost {
+        let whole = crate::cost::complete(topo.as_ref());
+        r.cost = Some(crate::cost::build(model)?.price(topo.as_ref(), &whole)?);
+    }
     if args.fault_tolerance {
         r.fault_tolerance = Some(topology::fault_tolerance::fault_tolerance(
             topo.as_ref(),
