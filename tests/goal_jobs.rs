@@ -229,6 +229,10 @@ fn wrong_splits_are_refused_naming_why() {
             "rank 1 is in job 0 and in job 1",
         ),
         (
+            config("empty.json", &format!("{head}[[0,1],[]]}}")),
+            "job 1 has no ranks",
+        ),
+        (
             config("syntax.json", "{\n  \"mode\": }"),
             "syntax.json:2:11",
         ),
@@ -253,5 +257,18 @@ fn wrong_splits_are_refused_naming_why() {
             &format!("trace:file={},jobs=connected", native.display()),
         ],
         &["jobs= splits GOAL schedules"],
+    );
+    let timeline = common::scratch("goal_jobs", "t.json").display().to_string();
+    common::rejects(
+        &[
+            "run",
+            "--topology",
+            TOPOLOGY,
+            "--workload",
+            &format!("trace:file={merged},jobs=connected"),
+            "--timeline",
+            &timeline,
+        ],
+        &["take a single workload, not a multi-job trace"],
     );
 }

@@ -75,8 +75,16 @@ pub fn job_ranks(program: &Program, split: &Split) -> Result<Vec<Vec<u32>>> {
         Split::Connected => "jobs=connected".to_string(),
         Split::Merge(path) => path.display().to_string(),
     };
+    if jobs.is_empty() {
+        return Err(Error::Invalid(format!(
+            "{what}: no rank has operations, so there is no job to replay"
+        )));
+    }
     let mut job_of = vec![None; program.ranks() as usize];
     for (j, ranks) in jobs.iter().enumerate() {
+        if ranks.is_empty() {
+            return Err(Error::Invalid(format!("{what}: job {j} has no ranks")));
+        }
         for &r in ranks {
             let slot = job_of.get_mut(r as usize).ok_or_else(|| {
                 Error::Invalid(format!(
