@@ -5,12 +5,12 @@
 
 mod common;
 
+use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::run::{JobConfig, RunConfig, execute};
 use netreplay::topology;
 use netreplay::trace::jobs::{self, Split};
 use netreplay::trace::{self, ReadOptions};
-use netreplay::workload::Program;
 use std::path::PathBuf;
 
 const TOPOLOGY: &str = "fat-tree:k=4,n=3";

@@ -9,8 +9,8 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::network::{self, memory};
-use crate::replay::{self, Instruments, Replay};
 use crate::program::Program;
+use crate::replay::{self, Instruments, Replay};
 use crate::workload::WorkloadSpec;
 use crate::{placement, workload};
 use rayon::prelude::*;
