@@ -11,10 +11,11 @@ use crate::replay::{self, Instruments, Replay, Replayed};
 pub use crate::report::run::{JobReport, RealTime, RunReport, Speed};
 use crate::topology::Topology;
 use crate::{placement, topology, workload};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::Instant;
+
+mod jobs;
 
 /// A run as written in a TOML config; command-line flags override its fields.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize)]
@@ -223,7 +224,7 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
                 "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
             ));
         }
-        return execute_jobs(config, options, &replay, engine_bytes);
+        return jobs::execute_jobs(config, options, &replay, engine_bytes);
     }
     let workload_spec = config.workload.as_deref().ok_or_else(|| {
         Error::Invalid(
@@ -238,6 +239,21 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
 
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());
     let rank_node = place.place(ranks, topo.as_ref(), seed)?;
+    if let Some(groups) = wl.generator.jobs() {
+        if options.timeline.is_some() || options.link_load {
+            return Err(Error::Invalid(
+                "--timeline, --link-load and --html take a single workload, not a multi-job trace"
+                    .into(),
+            ));
+        }
+        let merged = jobs::Merged {
+            workload: &wl,
+            groups,
+            placement: place.spec(),
+            rank_node: &rank_node,
+        };
+        return jobs::execute_merged(config, options, &replay, engine_bytes, &merged);
+    }
     if let Some(bytes) = wl.generator.bytes_bound(ranks) {
         memory::check(
             engine_bytes.saturating_add(bytes),
@@ -333,144 +349,6 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         jobs: Vec::new(),
         critical_path,
         link_load,
-    })
-}
-
-/// A shared-machine run: jobs placed one after another on what is free, replayed together, then each
-/// replayed alone on the same nodes (in parallel) to measure its slowdown.
-fn execute_jobs(
-    config: &RunConfig,
-    options: &RunOptions,
-    replay: &Replay,
-    engine_bytes: u64,
-) -> Result<RunReport> {
-    let topo = replay.network().topology();
-    let seed = config.seed.unwrap_or(1);
-    if config.workload.is_some() {
-        return Err(Error::Invalid(
-            "give either one workload or [[jobs]], not both".into(),
-        ));
-    }
-    let mut available = placement::Available::all(topo.nodes());
-    let mut built = Vec::new();
-    let mut clocks = Vec::new();
-    for (i, job) in config.jobs.iter().enumerate() {
-        if job.start > network::MAX_CYCLE {
-            return Err(Error::Invalid(format!(
-                "job {i} (`{}`): start = {} is past the simulator's limit of {} cycles",
-                job.workload,
-                job.start,
-                network::MAX_CYCLE
-            )));
-        }
-        let parsed = workload::parse(&job.workload)?;
-        check_declared_ranks(&parsed, topo)?;
-        let wl = parsed.build()?;
-        let ranks = wl.ranks.or(wl.generator.ranks()).ok_or_else(|| {
-            Error::Invalid(format!(
-                "job {i} (`{}`): give its rank count, e.g. `{},ranks=N`",
-                job.workload, job.workload
-            ))
-        })?;
-        let spec = job
-            .placement
-            .as_deref()
-            .or(config.placement.as_deref())
-            .unwrap_or("consecutive");
-        let place = placement::build(spec)?;
-        let nodes = place
-            .place_on(ranks, topo, &available, seed)
-            .map_err(|e| Error::Invalid(format!("job {i} (`{}`): {e}", job.workload)))?;
-        available = available.without(&nodes);
-        let program = wl.generator.generate(ranks)?;
-        clocks.push(wl.generator.cycles_per_second());
-        built.push((
-            format!("{},ranks={ranks}", wl.generator.spec()),
-            place.spec(),
-            nodes,
-            program,
-            job.start,
-        ));
-    }
-    // The shared run, then up to one engine per thread for the alone runs, and every program.
-    let engines = 1 + (built.len() as u64).min(rayon::current_num_threads() as u64);
-    let programs: u64 = built.iter().map(|b| replay::program_bytes(&b.3)).sum();
-    memory::check(
-        engines * engine_bytes + programs,
-        options.max_memory,
-        &format!("simulating {} jobs on `{}`", built.len(), topo.spec()),
-    )?;
-    let jobs: Vec<replay::Job> = built
-        .iter()
-        .map(|(_, _, nodes, program, start)| replay::Job {
-            program,
-            nodes,
-            start: *start,
-        })
-        .collect();
-    let observer = network::Progress::default();
-    let total: u64 = jobs
-        .iter()
-        .map(|j| replay::program_phits(j.program, &config.network))
-        .sum();
-    let ((outcome, completed), speed) = observe_phits(options, total, &observer, || {
-        Speed::measure(
-            topo.nodes(),
-            || replay.jobs(&jobs, Some(&observer)),
-            |(o, _)| o,
-        )
-    })?;
-    let alone = jobs
-        .par_iter()
-        .map(|j| {
-            let alone = replay.program(j.program, j.nodes, Instruments::default());
-            alone.map(|r| r.outcome.completion_cycles)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let reports: Vec<JobReport> = built
-        .iter()
-        .zip(completed.iter().zip(&alone))
-        .map(
-            |((workload, placement, nodes, program, start), (&done, &alone))| {
-                let duration = done - start;
-                JobReport {
-                    workload: workload.clone(),
-                    placement: placement.clone(),
-                    ranks: program.ranks(),
-                    nodes: nodes.clone(),
-                    start: *start,
-                    completion_cycles: done,
-                    duration,
-                    alone_cycles: alone,
-                    slowdown: duration as f64 / alone.max(1) as f64,
-                }
-            },
-        )
-        .collect();
-    Ok(RunReport {
-        topology: topo.spec(),
-        workload: reports
-            .iter()
-            .map(|j| j.workload.as_str())
-            .collect::<Vec<_>>()
-            .join(" + "),
-        placement: reports
-            .iter()
-            .map(|j| j.placement.as_str())
-            .collect::<Vec<_>>()
-            .join(" + "),
-        seed,
-        ranks: reports.iter().map(|j| j.ranks).sum(),
-        nodes: topo.nodes(),
-        network: config.network.clone(),
-        mpi_model: None,
-        real_time: RealTime::common(&clocks, &outcome),
-        speed,
-        outcome,
-        mpi: None,
-        jobs: reports,
-        critical_path: None,
-        link_load: None,
     })
 }
 

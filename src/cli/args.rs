@@ -306,5 +306,9 @@ pub(super) enum TraceAction {
         /// The trace's format, as the trace workload's `format=` names it (default: detect it).
         #[arg(long, default_value = "auto", value_parser = clap::builder::PossibleValuesParser::new(trace::Format::names()))]
         format: String,
+        /// A merged multi-job GOAL schedule's jobs, as the trace workload's `jobs=` gives them:
+        /// `connected` or ATLAHS's merge configuration (JSON); each job's ranks, messages and bytes.
+        #[arg(long, value_name = "connected|MERGE.json")]
+        jobs: Option<String>,
     },
 }

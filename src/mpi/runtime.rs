@@ -150,6 +150,15 @@ impl<'p> Ranks<'p> {
         }
     }
 
+    /// Starts `rank` at cycle `now` (a job launched after cycle 0, or at 0 by a driver of several
+    /// programs): what [`Driver::start`] does for each rank, at any cycle and in graph mode too.
+    pub fn begin(&mut self, now: u64, rank: u32, out: &mut Vec<Step>) {
+        self.now = now;
+        let mark = out.len();
+        self.advance(rank, out);
+        self.track_issued(mark, out);
+    }
+
     /// Runs `rank` from its program counter until it blocks or ends, appending what it asks to `out`.
     pub fn advance(&mut self, rank: u32, out: &mut Vec<Step>) {
         if self.graph.is_some() {

@@ -84,6 +84,17 @@ impl Graph {
     pub fn cpu(&self, rank: u32, op: u32) -> u32 {
         self.ranks[rank as usize].cpu[op as usize]
     }
+
+    /// The dependencies of `ranks` only, rank `ranks[i]` becoming rank `i` (dependencies are
+    /// rank-local, so nothing in them is renumbered): the graph of one job of a merged schedule.
+    pub fn subset(&self, ranks: &[u32]) -> Graph {
+        Graph {
+            ranks: ranks
+                .iter()
+                .map(|&r| self.ranks[r as usize].clone())
+                .collect(),
+        }
+    }
 }
 
 /// The most ops one rank of a graph may have: op indices are request ids in the runtime, which

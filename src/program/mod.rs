@@ -268,6 +268,53 @@ impl Program {
         })
     }
 
+    /// The program of `ranks` only, rank `ranks[i]` becoming rank `i` and every peer renumbered
+    /// alike, under the same MPI model, with its dependency graph and collective regions (call
+    /// counts describe the whole trace and are dropped): one job of a merged multi-job trace. A
+    /// message to or from a rank outside `ranks` is an error naming both ranks.
+    pub fn subset(&self, ranks: &[u32]) -> Result<Program> {
+        let mut local = vec![u32::MAX; self.ranks() as usize];
+        for (i, &r) in ranks.iter().enumerate() {
+            if r >= self.ranks() || local[r as usize] != u32::MAX {
+                return Err(Error::Invalid(format!(
+                    "rank {r} is past the program's {} ranks or listed twice",
+                    self.ranks()
+                )));
+            }
+            local[r as usize] = i as u32;
+        }
+        let map = |r: u32, peer: u32| match local.get(peer as usize) {
+            _ if peer == ANY_SOURCE => Ok(peer),
+            Some(&l) if l != u32::MAX => Ok(l),
+            _ => Err(Error::Invalid(format!(
+                "rank {r} exchanges messages with rank {peer}, which is not in its job"
+            ))),
+        };
+        let mut per_rank = Vec::with_capacity(ranks.len());
+        for &r in ranks {
+            let mut ops = self.rank_ops(r).to_vec();
+            for op in &mut ops {
+                match op {
+                    Op::Send { to, .. } | Op::Isend { to, .. } | Op::Issend { to, .. } => {
+                        *to = map(r, *to)?;
+                    }
+                    Op::Recv { from, .. } | Op::Irecv { from, .. } => *from = map(r, *from)?,
+                    Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => {}
+                }
+            }
+            per_rank.push(ops);
+        }
+        let mut program = Program::from_rank_vecs(per_rank).with_mpi(self.mpi);
+        if let Some(g) = self.graph() {
+            program = program.with_graph(g.subset(ranks));
+        }
+        if let Some(regions) = self.regions() {
+            program =
+                program.with_regions(ranks.iter().map(|&r| regions[r as usize].clone()).collect());
+        }
+        Ok(program)
+    }
+
     /// Checks that every peer rank exists (a rank may message itself: the MPI layer delivers such
     /// self-messages locally) and that no message passes [`MAX_MESSAGE_BYTES`].
     pub fn validate(&self) -> Result<()> {

@@ -35,6 +35,12 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     fn bytes_bound(&self, ranks: u32) -> Option<u64> {
         Some(pattern_bytes_bound(ranks))
     }
+    /// The jobs of a merged multi-job trace (a GOAL schedule read with `jobs=`): each job's ranks
+    /// of the program, in the job's own rank order; a run replays them as jobs sharing the
+    /// machine. `None`: the program is one job.
+    fn jobs(&self) -> Option<&[Vec<u32>]> {
+        None
+    }
 }
 
 /// The network clock when a workload names none: 1 GHz, one cycle per nanosecond (the trace readers'

@@ -130,7 +130,7 @@ impl<'p> Jobs<'p> {
 
     fn launch(&mut self, now: u64, j: usize, out: &mut Vec<Step>) {
         for rank in 0..self.jobs[j].count() {
-            self.jobs[j].wake(now, rank, &mut self.scratch);
+            self.jobs[j].begin(now, rank, &mut self.scratch);
         }
         self.forward(now, j, out);
     }

@@ -60,6 +60,10 @@ pub struct TraceCheck {
     /// What the trace's format leaves out that bears on this trace (a SimGrid trace with
     /// collectives: no communicators recorded).
     pub notes: Vec<String>,
+    /// The jobs of a merged multi-job GOAL schedule (`--jobs`, or its groups of ranks exchanging
+    /// messages when there are several); empty for one job.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<super::jobs::JobSummary>,
 }
 
 /// `total + value`, or an error naming `what` and the value when the sum passes 2^64 - 1.
@@ -241,13 +245,19 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
         ok,
         calls: program.call_stats().cloned(),
         notes: Vec::new(),
+        jobs: Vec::new(),
     })
 }
 
 /// `trace check FILE`: reads the trace at `path` without the cache (a check leaves nothing behind,
 /// and the MPI call counts come from the reader) and checks it, adding its format's note on
-/// collectives when it has any.
-pub fn check_file(path: &std::path::Path, opts: &super::ReadOptions) -> Result<TraceCheck> {
+/// collectives when it has any, and the jobs of a merged GOAL schedule: those `jobs` gives, else
+/// its groups of ranks exchanging messages when there are several.
+pub fn check_file(
+    path: &std::path::Path,
+    opts: &super::ReadOptions,
+    jobs: Option<&super::jobs::Split>,
+) -> Result<TraceCheck> {
     use crate::program::Generator;
     let file = path.display().to_string();
     let location = super::cache::Location::Off;
@@ -263,6 +273,22 @@ pub fn check_file(path: &std::path::Path, opts: &super::ReadOptions) -> Result<T
         .is_some_and(|s| !s.collectives_by_kind().is_empty());
     if let Some(note) = format.descriptor().collectives_note.filter(|_| collectives) {
         c.notes.push(note.to_string());
+    }
+    let groups = match jobs {
+        Some(split) => super::jobs::of_trace(&program, format, &file, split)?,
+        None if format == super::Format::GOAL => super::jobs::connected(&program),
+        None => Vec::new(),
+    };
+    if jobs.is_none() && groups.len() > 1 {
+        c.notes.push(format!(
+            "its ranks form {} groups that exchange no messages with one another, as the jobs of \
+             a schedule merged by ATLAHS's merge_goals.py do: `jobs=connected` (or jobs=MERGE.json) \
+             replays them as jobs",
+            groups.len()
+        ));
+    }
+    if jobs.is_some() || groups.len() > 1 {
+        c.jobs = super::jobs::summaries(&program, &groups);
     }
     Ok(c)
 }
@@ -330,6 +356,13 @@ pub fn text(c: &TraceCheck) -> String {
     }
     for n in &c.notes {
         let _ = writeln!(t, "note               {n}");
+    }
+    for (j, s) in c.jobs.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "job {j:<14} ranks {}: {} ranks, {} messages ({} bytes)",
+            s.ranks, s.rank_count, s.messages, s.bytes
+        );
     }
     if let Some(calls) = &c.calls {
         t.push_str(&calls.text());

@@ -14,6 +14,7 @@ pub mod dumpi;
 pub mod formats;
 pub mod fsin;
 pub mod goal;
+pub mod jobs;
 pub mod limits;
 pub mod otf2;
 pub mod parser;
@@ -210,6 +211,8 @@ pub struct TraceWorkload {
     extra: String,
     program: Program,
     cycles_per_second: f64,
+    /// The jobs of a merged multi-job GOAL schedule (`jobs=`), each its ranks in job order.
+    jobs: Option<Vec<Vec<u32>>>,
 }
 
 impl TraceWorkload {
@@ -254,6 +257,7 @@ impl TraceWorkload {
             program: cache::read(Path::new(file), opts, cache)?,
             extra,
             cycles_per_second: opts.units.cycles_per_second,
+            jobs: None,
         })
     }
 }
@@ -273,6 +277,10 @@ impl Generator for TraceWorkload {
 
     fn cycles_per_second(&self) -> f64 {
         self.cycles_per_second
+    }
+
+    fn jobs(&self) -> Option<&[Vec<u32>]> {
+        self.jobs.as_deref()
     }
 
     fn generate(&self, ranks: u32) -> Result<Program> {
@@ -296,6 +304,7 @@ const READER_KEYS: &[&str] = &[
     "cycles_per_second",
     "dtsize",
     "cache",
+    "jobs",
 ];
 
 /// Every key of the trace workload: the reader's, the collective algorithms' and the MPI model's, one
@@ -332,7 +341,9 @@ pub const ENTRY: Entry<Box<dyn Generator>> = Entry {
            times, compute=off drops them; flops_per_cycle (default 1) and cycles_per_second (default 1e9) convert \
            SimGrid compute and sleep, and OTF2 and DUMPI timestamps (the time between MPI calls is compute); \
            dtsize=ID:BYTES/ID:BYTES gives SimGrid derived datatypes (id -1...) their sizes; cache=beside|off|DIR keeps the parsed trace in a binary cache \
-           (default $XDG_CACHE_HOME/netreplay, else ~/.cache/netreplay; beside: .NAME.nrcache next to it)",
+           (default $XDG_CACHE_HOME/netreplay, else ~/.cache/netreplay; beside: .NAME.nrcache next to it); \
+           jobs=connected|MERGE.json replays a GOAL schedule merged by ATLAHS's merge_goals.py as jobs \
+           sharing the network (each group of communicating ranks, or the jobs of the merge's configuration)",
     build: build_workload,
 };
 
@@ -400,10 +411,21 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         Some("off") => cache::Location::Off,
         Some(dir) => cache::Location::Dir(dir.into()),
     };
+    let split = p.raw("jobs").map(jobs::Split::parse);
+    if let Some(v) = p.raw("jobs") {
+        extra.push_str(&format!(",jobs={v}"));
+    }
     let mut workload = TraceWorkload::open_with(file, &opts, &location, extra)?;
     // A run replays only what `trace check` accepts: an unmatched send or receive, or a collective
     // some ranks skip, is refused now rather than ending in a short or deadlocked run.
     check::check(&workload.program)?.require_ok(file)?;
+    if let Some(split) = split {
+        let format = match opts.format {
+            Some(f) => f,
+            None => Format::detect(Path::new(file))?,
+        };
+        workload.jobs = Some(jobs::of_trace(&workload.program, format, file, &split)?);
+    }
     let mut mpi = *workload.program.mpi();
     for (key, v) in &mpi_overrides {
         mpi.set(key, v)?;

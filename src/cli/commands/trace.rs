@@ -4,15 +4,21 @@ use crate::cli::args::TraceAction;
 use crate::error::Result;
 use crate::{report, trace};
 
-/// `trace check FILE [--json] [--format F]`: fails (exit 1) when a send lacks its receive or a
+/// `trace check FILE [--json] [--format F] [--jobs connected|MERGE.json]`: fails (exit 1) when a send lacks its receive or a
 /// request is never waited on, after printing what was found.
 pub(in crate::cli) fn trace(action: TraceAction) -> Result<()> {
-    let TraceAction::Check { file, json, format } = action;
+    let TraceAction::Check {
+        file,
+        json,
+        format,
+        jobs,
+    } = action;
     let opts = trace::ReadOptions {
         format: trace::Format::parse(&format)?,
         ..trace::ReadOptions::default()
     };
-    let c = trace::check::check_file(&file, &opts)?;
+    let split = jobs.as_deref().map(trace::jobs::Split::parse);
+    let c = trace::check::check_file(&file, &opts, split.as_ref())?;
     print!(
         "{}",
         if json {

@@ -63,7 +63,7 @@ pub fn read(path: &Path, cycles_per_second: f64) -> Result<Program> {
 }
 
 /// The rank count of the `num_ranks` line, if it is among the first lines.
-fn declared_ranks(path: &Path) -> Result<Option<u64>> {
+pub(super) fn declared_ranks(path: &Path) -> Result<Option<u64>> {
     let mut found = None;
     let name = path.display().to_string();
     let r = each_line(&name, path, |_, tokens| {
