@@ -2,8 +2,8 @@
 //! radix 2k, k^n nodes below the first stage and k^n above the last, built as a MiKANT whose two
 //! groups share a centre stage (`mikant.rs`). Routing is up*/down*: up to the destination group's
 //! nearest common ancestor or to the centre, then the unique way down; upward choices are adaptive by
-//! default (the contract's default where a topology offers choice; the seed gives no Clos routing),
-//! `route=det` takes port k + T_L as Algorithm 1 does.
+//! default (the contract's default where a topology offers choice), `route=det` takes port k + T_L as
+//! Algorithm 1 does, which is how seed 001 §V-B routes the Clos in Fig. 9.
 
 use super::Topology;
 use super::mikant::MirroredTree;
