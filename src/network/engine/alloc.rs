@@ -27,30 +27,58 @@ impl<D: Driver> Engine<'_, D> {
             .then(|| self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize])
     }
 
+    /// Packets buffer `b`'s FIFO holds: every buffer of a class holds the same.
+    #[inline]
+    pub(super) fn fifo_cap(&self, b: u32) -> u16 {
+        if b < self.inj_base {
+            self.input_fifo_cap
+        } else if b < self.out_base {
+            0
+        } else {
+            self.output_fifo_cap
+        }
+    }
+
+    /// Whether the front packet of buffer `b` is routed by now, read from its packet.
+    pub(super) fn front_is_ready(&self, b: u32) -> bool {
+        self.front(b)
+            .is_some_and(|pkt| self.pkts[pkt as usize].ready <= self.now)
+    }
+
+    /// Sets `front_ready` of buffer `b` from its front packet (a head became ready, or a retry).
+    pub(super) fn refresh_front_ready(&mut self, b: u32) {
+        self.bufs[b as usize].front_ready = self.front_is_ready(b);
+    }
+
     #[inline]
     pub(super) fn pop_front(&mut self, b: u32) -> u32 {
+        let cap = self.fifo_cap(b);
         let buf = &mut self.bufs[b as usize];
         let pkt = self.fifo_slots[(buf.fifo_start + u32::from(buf.fifo_head)) as usize];
         buf.fifo_head += 1;
-        if buf.fifo_head == buf.fifo_cap {
+        if buf.fifo_head == cap {
             buf.fifo_head = 0;
         }
         buf.fifo_len -= 1;
+        // The next packet is looked at once its head is ready (`transmit_done`, `HeadReady`).
+        buf.front_ready = false;
         pkt
     }
 
     #[inline]
     pub(super) fn push_back(&mut self, b: u32, pkt: u32) {
+        let cap = self.fifo_cap(b);
         let buf = &mut self.bufs[b as usize];
-        debug_assert!(
-            buf.fifo_len < buf.fifo_cap,
-            "credit accounting let a buffer overflow"
-        );
+        debug_assert!(buf.fifo_len < cap, "credit accounting let a buffer overflow");
         let mut slot = buf.fifo_head + buf.fifo_len;
-        if slot >= buf.fifo_cap {
-            slot -= buf.fifo_cap;
+        if slot >= cap {
+            slot -= cap;
         }
         self.fifo_slots[(buf.fifo_start + u32::from(slot)) as usize] = pkt;
+        if buf.fifo_len == 0 {
+            // A packet starting into an empty queue is ready only after its link and routing delay.
+            buf.front_ready = false;
+        }
         buf.fifo_len += 1;
     }
 
@@ -309,6 +337,7 @@ impl<D: Driver> Engine<'_, D> {
                 self.pkts[pkt as usize].ready = ready;
             }
             if ready <= self.now {
+                self.bufs[b as usize].front_ready = true;
                 self.mark_dirty(b);
             } else {
                 self.wheel.schedule(ready, Event::HeadReady(b));

@@ -114,10 +114,15 @@ impl<D: Driver> Engine<'_, D> {
             }
             None
         } else {
-            match self.front(b) {
-                Some(pkt) if self.pkts[pkt as usize].ready <= self.now => Some(pkt),
-                _ => return Decision::NotReady,
+            debug_assert_eq!(
+                self.bufs[b as usize].front_ready,
+                self.front_is_ready(b),
+                "buffer {b}'s front_ready is stale"
+            );
+            if !self.bufs[b as usize].front_ready {
+                return Decision::NotReady;
             }
+            self.front(b)
         };
         // A planned grant is due now, or any other look replaces the plan.
         let planned = if self.plans {

@@ -175,12 +175,16 @@ struct Buffer {
     dirty_at: u64,
     /// The channel that feeds it.
     feeder: u32,
+    /// Its FIFO ring is `fifo_slots[fifo_start..fifo_start + capacity]`, the capacity being its
+    /// class's ([`Engine::fifo_cap`]).
     fifo_start: u32,
-    fifo_cap: u16,
     fifo_head: u16,
     fifo_len: u16,
     /// Its front packet is leaving (the tail has not left yet).
     sending: bool,
+    /// Its front packet's head is routed (`Packet::ready` has passed); meaningful while it is not
+    /// `sending`. Kept here so that a head asking again reads one cache line, not its packet's.
+    front_ready: bool,
     /// Registered on its candidate channels' waiter lists.
     waiting: bool,
     /// Cycle the last packet into it started arriving (its first phit is in at `in_at + 1`).
@@ -268,6 +272,10 @@ pub(super) struct Engine<'a, D: Driver> {
     // output queues [out_base, out_base + ports*vcs) when enabled.
     inj_base: u32,
     out_base: u32,
+    /// Packets a switch input queue and an output queue hold (injection queues hold none here: a
+    /// node's packets wait in `node_queue`).
+    input_fifo_cap: u16,
+    output_fifo_cap: u16,
     // Channel ids: links [0, ports), node injection links [ports, ports + nodes),
     // crossbar paths into output queues [xbar_base, xbar_base + ports) when enabled.
     xbar_base: u32,
@@ -296,7 +304,7 @@ pub(super) struct Engine<'a, D: Driver> {
     /// Phits of room a packet borrowed against each buffer's leaving packet, repaid when that packet's
     /// credits return (`credits = "phit"` only; empty otherwise).
     lent: Vec<u16>,
-    /// Packet slots of every buffer's FIFO ring, `Buffer::fifo_start..+fifo_cap`.
+    /// Packet slots of every buffer's FIFO ring, `Buffer::fifo_start..+Engine::fifo_cap`.
     fifo_slots: Vec<u32>,
     pkts: Vec<Packet>,
     free_pkts: Vec<u32>,
@@ -406,7 +414,10 @@ impl<'a, D: Driver> Engine<'a, D> {
                 }
                 self.active_at = now;
                 match event {
-                    Event::HeadReady(b) => self.mark_dirty(b),
+                    Event::HeadReady(b) => {
+                        self.refresh_front_ready(b);
+                        self.mark_dirty(b);
+                    }
                     Event::TransmitDone(c) => self.transmit_done(c),
                     Event::Deliver(pkt) => self.deliver(pkt),
                     Event::CreditReturn(_) | Event::CreditStream(_) | Event::Select(_) => {

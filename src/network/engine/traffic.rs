@@ -124,6 +124,7 @@ impl<D: Driver> Engine<'_, D> {
             output_queues: self.output_queues,
             xbar_base: self.xbar_base,
             out_base: self.out_base,
+            queue_packets: (self.input_fifo_cap, self.output_fifo_cap),
             vcs: self.vcs,
             copies: self.copies,
             packet_phits: self.packet_phits,
@@ -150,6 +151,8 @@ struct View<'e> {
     output_queues: bool,
     xbar_base: u32,
     out_base: u32,
+    /// Packets an input queue and an output queue hold.
+    queue_packets: (u16, u16),
     vcs: u32,
     copies: u32,
     packet_phits: u32,
@@ -202,8 +205,10 @@ impl NetView for View<'_> {
                 let held = match self.chan_down[channel as usize] {
                     SINK | NOWHERE => 0,
                     down => {
-                        let d = (down + c.vc * self.copies) as usize;
-                        u32::from(self.bufs[d].fifo_cap) * self.packet_phits - self.bufs[d].free
+                        let d = down + c.vc * self.copies;
+                        let (input, output) = self.queue_packets;
+                        let cap = if d >= self.out_base { output } else { input };
+                        u32::from(cap) * self.packet_phits - self.bufs[d as usize].free
                     }
                 };
                 // The heads of this switch asking for the link: in an input-queued switch they are
