@@ -69,7 +69,10 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn push_back(&mut self, b: u32, pkt: u32) {
         let cap = self.fifo_cap(b);
         let buf = &mut self.bufs[b as usize];
-        debug_assert!(buf.fifo_len < cap, "credit accounting let a buffer overflow");
+        debug_assert!(
+            buf.fifo_len < cap,
+            "credit accounting let a buffer overflow"
+        );
         let mut slot = buf.fifo_head + buf.fifo_len;
         if slot >= cap {
             slot -= cap;

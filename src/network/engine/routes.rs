@@ -18,11 +18,17 @@ const NONE: u32 = u32::MAX;
 pub(super) struct RouteCache {
     /// Slot of each buffer ([`NONE`] if nothing is kept).
     slot: Vec<u32>,
-    /// `SLOT` candidates per slot, and how many of them are valid.
-    pool: Vec<Candidate>,
+    /// The slots, and how many candidates of each are valid.
+    pool: Vec<Slot>,
     len: Vec<u8>,
     free: Vec<u32>,
 }
+
+/// `SLOT` candidates, aligned to a cache line so that a head asking again with up to four candidates
+/// reads one line, and with up to eight two.
+#[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
+struct Slot([Candidate; SLOT]);
 
 impl RouteCache {
     /// A cache for `buffers` buffers, empty.
@@ -40,8 +46,7 @@ impl RouteCache {
         if s == NONE {
             return None;
         }
-        let start = s as usize * SLOT;
-        Some(&self.pool[start..start + usize::from(self.len[s as usize])])
+        Some(&self.pool[s as usize].0[..usize::from(self.len[s as usize])])
     }
 
     /// Keeps `candidates` for buffer `b`'s head (nothing if there are more than a slot holds).
@@ -56,15 +61,14 @@ impl RouteCache {
                 None => {
                     let s = self.len.len() as u32;
                     self.len.push(0);
-                    self.pool.resize(self.pool.len() + SLOT, candidates[0]);
+                    self.pool.push(Slot([candidates[0]; SLOT]));
                     s
                 }
             },
             s => s,
         };
         self.slot[b as usize] = s;
-        let start = s as usize * SLOT;
-        self.pool[start..start + candidates.len()].copy_from_slice(candidates);
+        self.pool[s as usize].0[..candidates.len()].copy_from_slice(candidates);
         self.len[s as usize] = candidates.len() as u8;
     }
 

@@ -14,7 +14,8 @@ impl<D: Driver> Engine<'_, D> {
             debug_assert!(
                 (0..self.bufs.len()).all(|b| {
                     self.is_injection(b as u32)
-                        || self.bufs[b].free == u32::from(self.fifo_cap(b as u32)) * self.packet_phits
+                        || self.bufs[b].free
+                            == u32::from(self.fifo_cap(b as u32)) * self.packet_phits
                             && self.lent.get(b).is_none_or(|&l| l == 0)
                 }),
                 "a buffer's credits did not all return"
