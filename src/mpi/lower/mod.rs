@@ -207,7 +207,7 @@ impl Builder {
     }
 
     /// Appends `call` to the program of world rank `rank` (below [`Builder::ranks`]).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, rank: u32, call: Call, pos: Pos) {
         let r = rank as usize;
         let b = self.ranks[r].get_or_insert_with(|| {

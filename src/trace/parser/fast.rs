@@ -19,7 +19,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A whole field of 1 to 19 digits that fits in a u64, followed by a blank or the end.
+    /// A whole field of 1 to 19 digits, followed by a blank or the end. Nineteen digits always fit
+    /// in a u64, so the digits are summed unchecked and a longer field is refused by its length.
     fn number(&mut self) -> Option<u64> {
         self.blanks();
         let start = self.at;
@@ -28,7 +29,7 @@ impl<'a> Cursor<'a> {
             if !d.is_ascii_digit() {
                 break;
             }
-            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
             self.at += 1;
         }
         let len = self.at - start;
