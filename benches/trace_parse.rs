@@ -144,7 +144,7 @@ fn otf2(dir: &Path) {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
     rate(
-        &format!("OTF2 decode (stencil-64, events x {times})"),
+        &format!("OTF2 decode (events x {times})"),
         big_size,
         || {
             let c = trace::otf2::read_calls(&big, 1e9).unwrap();
