@@ -143,14 +143,10 @@ fn otf2(dir: &Path) {
         .iter()
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
-    rate(
-        &format!("OTF2 decode (events x {times})"),
-        big_size,
-        || {
-            let c = trace::otf2::read_calls(&big, 1e9).unwrap();
-            c.calls.iter().map(Vec::len).sum()
-        },
-    );
+    rate(&format!("OTF2 decode (events x {times})"), big_size, || {
+        let c = trace::otf2::read_calls(&big, 1e9).unwrap();
+        c.calls.iter().map(Vec::len).sum()
+    });
     rate("OTF2 read (decode + MPI layer)", big_size, || {
         op_count(&trace::otf2::read(&big, &Algorithms::default(), 1e9).unwrap())
     });
@@ -339,11 +335,9 @@ fn repeat_events(file: &[u8], chunk: usize, times: usize) -> Vec<u8> {
     let mut units: Vec<(usize, usize, u64)> = Vec::new();
     let cut = |lo: usize, hi: usize, shift: u64, units: &mut Vec<_>| {
         let mut s = lo;
-        for i in lo + 1..hi {
-            if stamp[i] {
-                units.push((s, i, shift));
-                s = i;
-            }
+        for i in (lo + 1..hi).filter(|&i| stamp[i]) {
+            units.push((s, i, shift));
+            s = i;
         }
         units.push((s, hi, shift));
     };
