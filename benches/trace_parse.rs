@@ -8,8 +8,10 @@
 //!
 //! DUMPI: the records of the NPB MG sample (`traces/dumpi/npb3.3-mpich/mg.S.16`) repeated into
 //! 16 rank files of about 230 MB in all, decoded to MPI calls, then read (decode + MPI layer).
-//! OTF2: the TraceR 64-rank stencil sample (`traces/otf2/tracer-stencil4d-64`, 64 event files)
-//! decoded and read over and over, about 200 MB of trace files in all.
+//! OTF2: the TraceR 64-rank stencil sample (`traces/otf2/tracer-stencil4d-64`, 64 event files of
+//! about 2 KB) with each rank's events repeated into event files of about 3 MB (200 MB in all, in
+//! OTF2's 1 MiB chunks), decoded and read once; then the sample itself read over and over, which
+//! measures opening 130 small files and reading their definitions on every pass.
 //! `cargo bench --bench trace_parse -- native|dumpi|otf2` runs one part only.
 //!
 //! Each line gives MB/s of wall time and MB/s of the process's own CPU time (`/proc/self/schedstat`,
@@ -81,7 +83,7 @@ fn main() {
         dumpi(&dir);
     }
     if run("otf2") {
-        otf2();
+        otf2(&dir);
     }
 }
 
@@ -127,7 +129,7 @@ fn dumpi(dir: &Path) {
     });
 }
 
-fn otf2() {
+fn otf2(dir: &Path) {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/otf2/tracer-stencil4d-64");
     let size: u64 = trace::otf2::sources(&src)
         .unwrap()
@@ -135,8 +137,21 @@ fn otf2() {
         .map(|f| std::fs::metadata(f).unwrap().len())
         .sum();
     let times = (200_000_000 / size).max(1);
+    let big = repeat_archive(&src, &dir.join("otf2-stencil"), times as usize);
+    let big_size: u64 = trace::otf2::sources(&big)
+        .unwrap()
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    rate(&format!("OTF2 decode (events x {times})"), big_size, || {
+        let c = trace::otf2::read_calls(&big, 1e9).unwrap();
+        c.calls.iter().map(Vec::len).sum()
+    });
+    rate("OTF2 read (decode + MPI layer)", big_size, || {
+        op_count(&trace::otf2::read(&big, &Algorithms::default(), 1e9).unwrap())
+    });
     rate(
-        &format!("OTF2 decode (stencil-64 x {times})"),
+        &format!("OTF2 small archive, decode x {times}"),
         size * times,
         || {
             (0..times)
@@ -147,7 +162,7 @@ fn otf2() {
                 .sum()
         },
     );
-    rate("OTF2 read (decode + MPI layer)", size * times, || {
+    rate("OTF2 small archive, read", size * times, || {
         (0..times)
             .map(|_| op_count(&trace::otf2::read(&src, &Algorithms::default(), 1e9).unwrap()))
             .sum()
@@ -240,5 +255,113 @@ fn repeat_records(file: &[u8], times: usize) -> Vec<u8> {
         };
         out.extend_from_slice(&moved.to_be_bytes());
     }
+    out
+}
+
+/// Copies the OTF2 archive `src` to `dst` with every event file's events repeated `times` times
+/// (see [`repeat_events`]); returns the new anchor file.
+fn repeat_archive(src: &Path, dst: &Path, times: usize) -> std::path::PathBuf {
+    let anchor = std::fs::read(src.join("traces.otf2")).unwrap();
+    assert_eq!(anchor[1], 0x42, "a little endian anchor file");
+    let chunk = u64::from_le_bytes(anchor[12..20].try_into().unwrap()) as usize;
+    std::fs::create_dir_all(dst.join("traces")).unwrap();
+    std::fs::write(dst.join("traces.otf2"), &anchor).unwrap();
+    std::fs::copy(src.join("traces.def"), dst.join("traces.def")).unwrap();
+    for e in std::fs::read_dir(src.join("traces")).unwrap() {
+        let p = e.unwrap().path();
+        let to = dst.join("traces").join(p.file_name().unwrap());
+        if p.extension().is_some_and(|x| x == "evt") {
+            let file = std::fs::read(&p).unwrap();
+            std::fs::write(to, repeat_events(&file, chunk, times)).unwrap();
+        } else {
+            std::fs::copy(&p, to).unwrap();
+        }
+    }
+    dst.join("traces.otf2")
+}
+
+/// A one-chunk OTF2 event file (little endian) whose longest stretch of whole regions (nesting
+/// back to where it started, no measurement switched on or off inside) is repeated `times` times,
+/// each repetition's timestamps moved past the previous one's, cut into chunks of `chunk` bytes at
+/// timestamps as OTF2 writes them.
+fn repeat_events(file: &[u8], chunk: usize, times: usize) -> Vec<u8> {
+    assert!(
+        file.len() < chunk && file[1] == 0x42,
+        "one little endian chunk"
+    );
+    // Each record: its start (with the timestamp just before it), type and region depth before it.
+    let (mut records, mut depth, mut at, mut start) = (Vec::new(), 0i64, 18, None);
+    let mut stamp = vec![false; file.len()];
+    let end = loop {
+        let kind = file[at];
+        if kind <= 2 {
+            break at;
+        }
+        if kind == 0x05 {
+            stamp[at] = true;
+            start.get_or_insert(at);
+            at += 9;
+            continue;
+        }
+        records.push((start.take().unwrap_or(at), kind, depth));
+        depth += i64::from(kind == 12) - i64::from(kind == 13);
+        at += match (kind, file[at + 1]) {
+            (12 | 13 | 16 | 17 | 20 | 21 | 24 | 28 | 29 | 30, s) => 2 + usize::from(s % 0xff),
+            (_, 0xff) => {
+                10 + u64::from_le_bytes(file[at + 2..at + 10].try_into().unwrap()) as usize
+            }
+            (_, n) => 2 + usize::from(n),
+        };
+    };
+    records.push((start.unwrap_or(end), 0, depth));
+    let (mut a, mut b) = (0, 0);
+    for i in 0..records.len() - 1 {
+        for j in i..records.len() - 1 {
+            if records[j].1 == 11 || records[j + 1].2 < records[i].2 {
+                break;
+            }
+            if records[j + 1].2 == records[i].2 && j + 1 - i > b - a {
+                (a, b) = (i, j + 1);
+            }
+        }
+    }
+    let (from, to) = (records[a].0, records[b].0);
+    // Timestamps of the repeated stretch, to move each repetition past the previous one.
+    let stamps: Vec<usize> = (from..to).filter(|&i| stamp[i]).collect();
+    let time = |i: usize| u64::from_le_bytes(file[i + 1..i + 9].try_into().unwrap());
+    let period = stamps.last().map_or(0, |&l| time(l) - time(stamps[0]) + 1);
+    // The data as pieces between timestamps, each with the shift of its timestamp.
+    let mut units: Vec<(usize, usize, u64)> = Vec::new();
+    let cut = |lo: usize, hi: usize, shift: u64, units: &mut Vec<_>| {
+        let mut s = lo;
+        for i in (lo + 1..hi).filter(|&i| stamp[i]) {
+            units.push((s, i, shift));
+            s = i;
+        }
+        units.push((s, hi, shift));
+    };
+    cut(18, from, 0, &mut units);
+    for k in 0..times as u64 {
+        cut(from, to, k * period, &mut units);
+    }
+    cut(to, end, (times as u64 - 1) * period, &mut units);
+    let mut out = Vec::new();
+    let mut chunk_start = 0;
+    out.extend_from_slice(&file[..18]);
+    for (lo, hi, shift) in units.into_iter().filter(|u| u.0 < u.1) {
+        if out.len() - chunk_start + (hi - lo) + 1 > chunk {
+            out.push(0x00);
+            out.resize(chunk_start + chunk, 0);
+            chunk_start = out.len();
+            out.extend_from_slice(&file[..18]);
+        }
+        let at = out.len();
+        out.extend_from_slice(&file[lo..hi]);
+        if stamp[lo] {
+            let t = time(lo) + shift;
+            out[at + 1..at + 9].copy_from_slice(&t.to_le_bytes());
+        }
+    }
+    out.push(file[end]);
     out
 }

@@ -40,6 +40,21 @@ pub fn open(path: &Path, what: &str) -> Result<File> {
     File::open(path).map_err(Error::io(path.display()))
 }
 
+/// Opens `path` like [`open`], with its length, or `None` when nothing is found there (what
+/// `Path::exists` would say): one look-up of the path where a check for presence, the check that it is
+/// a regular file and a look-up of its length took three, which counts for archives of many small
+/// files such as OTF2's.
+pub fn open_if_present(path: &Path, what: &str) -> Result<Option<(File, u64)>> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(None);
+    };
+    if !meta.is_file() {
+        return Err(not_regular(path, what, &meta));
+    }
+    let file = File::open(path).map_err(Error::io(path.display()))?;
+    Ok(Some((file, meta.len())))
+}
+
 /// The error for `path`, an input (`what`) that is not a regular file.
 fn not_regular(path: &Path, what: &str, meta: &std::fs::Metadata) -> Error {
     Error::Invalid(format!(

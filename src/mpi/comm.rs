@@ -95,6 +95,7 @@ impl Handles {
 
     /// The communicator `handle` names for world rank `rank`, creating its MPI_COMM_SELF on first
     /// use.
+    #[inline]
     pub fn get(&mut self, handle: CommHandle, rank: u32, comms: &mut Comms) -> Option<Bound> {
         // Most calls name world on a rank that has bound nothing: no lookup.
         if handle == WORLD && self.map.is_empty() {

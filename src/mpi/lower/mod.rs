@@ -207,7 +207,7 @@ impl Builder {
     }
 
     /// Appends `call` to the program of world rank `rank` (below [`Builder::ranks`]).
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, rank: u32, call: Call, pos: Pos) {
         let r = rank as usize;
         let b = self.ranks[r].get_or_insert_with(|| {
@@ -228,7 +228,7 @@ impl Builder {
             return;
         }
         if b.held_from.is_none() && streams(&call) {
-            if let Err(m) = b.lowering.lower(call, pos, index, &mut self.shared) {
+            if let Err(m) = b.lowering.lower(&call, pos, index, &mut self.shared) {
                 b.problem = Some((index, pos, m));
             }
             return;
@@ -267,7 +267,7 @@ impl Builder {
             b.lowering.made = made.into_iter();
             let first = b.held_from.unwrap_or(0);
             for (index, (call, pos)) in (first..).zip(calls) {
-                if let Err(m) = b.lowering.lower(call, pos, index, &mut self.shared) {
+                if let Err(m) = b.lowering.lower(&call, pos, index, &mut self.shared) {
                     b.problem = Some((index, pos, m));
                     break;
                 }

@@ -106,12 +106,13 @@ impl RankLowering {
     }
 
     /// Lowers `call`, the rank's call number `index` (from 0, in program order). Inlined into
-    /// [`Builder::push`] so that the call a reader builds is taken apart where it is made instead of
-    /// being copied through memory.
+    /// [`Builder::push`] and taking the call by reference, so that the call a reader builds is read
+    /// field by field where it was written: moved whole into a parameter it was copied in wide loads
+    /// over narrow stores, which stalled the processor on every call.
     #[inline(always)]
     pub(super) fn lower(
         &mut self,
-        call: Call,
+        call: &Call,
         pos: Pos,
         index: u64,
         cx: &mut Shared,
@@ -122,7 +123,7 @@ impl RankLowering {
             log,
             stats,
         } = cx;
-        match call {
+        match *call {
             Call::Send {
                 comm,
                 dest,
@@ -239,8 +240,10 @@ impl RankLowering {
                 self.ops.push(Op::Wait { req: r });
             }
             Call::Wait { req, status } => self.complete(req, status, comms)?,
-            Call::WaitAll { reqs: Some(list) } => {
-                for h in list {
+            Call::WaitAll {
+                reqs: Some(ref list),
+            } => {
+                for &h in list {
                     self.complete(h, None, comms)?;
                 }
             }
@@ -259,9 +262,10 @@ impl RankLowering {
                 self.open_order = order;
                 done?;
             }
-            Call::WaitUnrecorded { reqs, some } => {
+            Call::WaitUnrecorded { ref reqs, some } => {
                 let open: Vec<ReqHandle> = reqs
-                    .into_iter()
+                    .iter()
+                    .copied()
                     .filter(|&h| self.open.contains_key(h))
                     .collect();
                 let take = if some { open.len() } else { open.len().min(1) };
@@ -269,11 +273,11 @@ impl RankLowering {
                     self.complete(h, None, comms)?;
                 }
             }
-            Call::Collective { comm, op, req } => {
+            Call::Collective { comm, ref op, req } => {
                 let b = self.bound(comm, comms)?;
                 stats.collective(b.comm, comms.size(b.comm), b.me, op.name());
                 let first = self.ops.len();
-                self.collective(b, &op, (pos, index), comms, algorithms, log)?;
+                self.collective(b, op, (pos, index), comms, algorithms, log)?;
                 match req {
                     None => self.region(op.name(), first),
                     Some(h) => {

@@ -234,8 +234,32 @@ pub(super) struct ChunkFile {
 impl ChunkFile {
     /// Opens `path`, whose chunks are `chunk_size` bytes; `events` for event files.
     pub fn open(path: &Path, chunk_size: u64, events: bool) -> Result<ChunkFile> {
-        let name = path.display().to_string();
         let file = crate::input::open(path, "an OTF2 file")?;
+        let file_len = file.metadata().map_or(u64::MAX, |m| m.len());
+        ChunkFile::new(path, file, file_len, chunk_size, events)
+    }
+
+    /// Like [`ChunkFile::open`], or `None` when `path` is absent (local definitions, event files of
+    /// locations without events), with one look-up of the path.
+    pub fn open_if_present(
+        path: &Path,
+        chunk_size: u64,
+        events: bool,
+    ) -> Result<Option<ChunkFile>> {
+        match crate::input::open_if_present(path, "an OTF2 file")? {
+            Some((file, len)) => ChunkFile::new(path, file, len, chunk_size, events).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn new(
+        path: &Path,
+        file: File,
+        file_len: u64,
+        chunk_size: u64,
+        events: bool,
+    ) -> Result<ChunkFile> {
+        let name = path.display().to_string();
         let size = usize::try_from(chunk_size)
             .ok()
             .filter(|_| CHUNK_SIZE_RANGE.contains(&chunk_size))
@@ -246,7 +270,6 @@ impl ChunkFile {
                     CHUNK_SIZE_RANGE.end()
                 ))
             })?;
-        let file_len = file.metadata().map_or(u64::MAX, |m| m.len());
         Ok(ChunkFile {
             path: name,
             file,

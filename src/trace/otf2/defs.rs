@@ -345,10 +345,9 @@ impl IdMap {
 /// Reads the local definitions of a location (absent file: no mappings).
 pub(super) fn read_local(path: &Path, chunk: u64) -> Result<Mappings> {
     let mut maps = Mappings::default();
-    if !path.exists() {
+    let Some(mut file) = ChunkFile::open_if_present(path, chunk, false)? else {
         return Ok(maps);
-    }
-    let mut file = ChunkFile::open(path, chunk, false)?;
+    };
     let path = file.path().to_string();
     while let Some(mut rec) = file.next()? {
         if rec.kind != 5 {

@@ -337,7 +337,9 @@ impl Opened {
         for (rank, &location) in self.world.ranks.iter().enumerate() {
             let rank = rank as u32;
             let evt = self.archive.events(location);
-            if !evt.exists() {
+            let Some(mut file) =
+                buffer::ChunkFile::open_if_present(&evt, self.anchor.event_chunk, true)?
+            else {
                 if self
                     .defs
                     .locations
@@ -350,10 +352,9 @@ impl Opened {
                     "{}: the event file of location {location} (rank {rank}) is missing",
                     evt.display()
                 )));
-            }
+            };
             let local = self.archive.local_defs(location);
             let maps = defs::read_local(&local, self.anchor.def_chunk)?;
-            let mut file = buffer::ChunkFile::open(&evt, self.anchor.event_chunk, true)?;
             let name = file.path().to_string();
             let fid = sink.file(&name);
             let mut dec = events::RankDecoder::new(&self.world, rank, maps, cycles_per_second);

@@ -19,7 +19,8 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A whole field of 1 to 19 digits that fits in a u64, followed by a blank or the end.
+    /// A whole field of 1 to 19 digits, followed by a blank or the end. Nineteen digits always fit
+    /// in a u64, so the digits are summed unchecked and a longer field is refused by its length.
     fn number(&mut self) -> Option<u64> {
         self.blanks();
         let start = self.at;
@@ -28,7 +29,7 @@ impl<'a> Cursor<'a> {
             if !d.is_ascii_digit() {
                 break;
             }
-            v = v.checked_mul(10)?.checked_add(u64::from(d - b'0'))?;
+            v = v.wrapping_mul(10).wrapping_add(u64::from(d - b'0'));
             self.at += 1;
         }
         let len = self.at - start;
@@ -77,14 +78,17 @@ fn post(state: &mut RankState, tag: u64, req: u64) -> bool {
     tag < 1 << 63 && req <= MAX_REQ && state.outstanding.insert(req as u32, ()).is_none()
 }
 
-/// Decodes one line on the fast path: returns the rank and its call, or `None` without changing
-/// anything (the general parser then reads the line).
+/// Decodes one line on the fast path and hands its rank and call to `push`, or returns `None`
+/// without changing anything (the general parser then reads the line). The call goes to `push` where
+/// it is made rather than being returned: returned, it was copied whole out of the result after being
+/// written field by field, and that copy stalled the processor on every line.
 #[inline(always)]
 pub(super) fn fast_event(
     line: &[u8],
     states: &mut [RankState],
     version: u32,
-) -> Option<(u32, Call)> {
+    push: impl FnOnce(u32, Call),
+) -> Option<()> {
     if line.len() > super::MAX_LINE {
         return None;
     }
@@ -154,5 +158,6 @@ pub(super) fn fast_event(
         }
         _ => return None,
     };
-    Some((r as u32, call))
+    push(r as u32, call);
+    Some(())
 }

@@ -92,14 +92,14 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
             let avail = input.fill_buf().map_err(Error::io(path))?;
             let mut used = 0;
             while let Some(nl) = memchr::memchr(b'\n', &avail[used..]) {
-                let Some((rank, call)) =
-                    fast::fast_event(&avail[used..used + nl + 1], per_rank, *version)
-                else {
+                let pos = line_pos(line_no + 1);
+                let push = |rank, call| builder.push(rank, call, pos);
+                if fast::fast_event(&avail[used..used + nl + 1], per_rank, *version, push).is_none()
+                {
                     break;
-                };
+                }
                 used += nl + 1;
                 line_no += 1;
-                builder.push(rank, call, line_pos(line_no));
             }
             if used > 0 {
                 input.consume(used);
