@@ -325,6 +325,9 @@ mod plot_tests {
             sample_latencies: Vec::new(),
             cycles: 10_000,
             link_classes: Vec::new(),
+            conflicts_per_cycle: 0.0,
+            received_per_cycle: 0.0,
+            received_ratio: 0.0,
         }
     }
 

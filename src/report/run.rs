@@ -69,6 +69,10 @@ pub struct RunReport {
     /// Link load per class over time and the top links' series, when asked for (`--link-load`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_load: Option<LinkLoadSeries>,
+    /// Output-port conflicts and packets received over time, when asked for
+    /// (`--received-per-cycle`; seed 001 Figs. 10-12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::network::counters::CounterSeries>,
     /// How fast the simulation ran.
     #[serde(flatten)]
     pub speed: Speed,
@@ -120,6 +124,24 @@ impl RealTime {
             .all(|&c| c == first)
             .then(|| RealTime::new(first, outcome))
     }
+}
+
+/// The series as CSV: one row per bin, `bin_start,bin_cycles,packets_received,received_per_cycle,
+/// conflicts,conflicts_per_cycle`.
+pub fn counters_csv(s: &crate::network::counters::CounterSeries) -> String {
+    let mut out = String::from(
+        "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n",
+    );
+    let w = s.bin_cycles;
+    for (i, (&r, &c)) in s.received.iter().zip(&s.conflicts).enumerate() {
+        out += &format!(
+            "{},{w},{r},{},{c},{}\n",
+            i as u64 * w,
+            r as f64 / w as f64,
+            c as f64 / w as f64
+        );
+    }
+    out
 }
 
 #[cfg(test)]

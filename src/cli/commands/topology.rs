@@ -20,7 +20,15 @@ pub(in crate::cli) fn topology(args: TopologyArgs) -> Result<()> {
     };
     let mut r = TopologyReport::new(topo.as_ref())
         .with_metrics(topo.as_ref(), budget)
-        .with_bisection(topo.as_ref());
+        .with_bisection(topo.as_ref())
+        .with_link_faults(
+            topo.as_ref(),
+            if args.exact {
+                u64::MAX
+            } else {
+                topology::link_faults::MAX_WORK
+            },
+        );
     if args.fault_tolerance {
         r.fault_tolerance = Some(topology::fault_tolerance::fault_tolerance(
             topo.as_ref(),
