@@ -521,17 +521,13 @@ fn timeline_run(
     meta: &crate::report::timeline::TimelineMeta,
     sim: &Sim,
     mut load: Option<&mut LoadBins>,
-    mut counters: Option<&mut Counters>,
+    counters: Option<&mut Counters>,
 ) -> Result<Replayed> {
     let mut result: Option<Result<Replayed>> = None;
     let written = crate::output::write_atomic_with(path, |f| {
         let buffered = std::io::BufWriter::with_capacity(1 << 16, f);
         let mut writer = crate::report::timeline::TimelineWriter::new(buffered, meta)?;
-        match sim.run(
-            load.as_deref_mut(),
-            Some(&mut writer),
-            counters.as_deref_mut(),
-        ) {
+        match sim.run(load.as_deref_mut(), Some(&mut writer), counters) {
             Ok(r) => {
                 let end = r.outcome.completion_cycles;
                 let series = load.as_deref().map(|l| l.finish(end, None));

@@ -61,7 +61,8 @@ pub(super) struct TopologyArgs {
     #[arg(long)]
     pub(super) json: bool,
     /// Compute diameter, average distance and route hops exactly however large the network
-    /// (by default they are sampled above a size, and the output says so).
+    /// (by default they are sampled above a size, and the output says so), and the worst-case
+    /// link faults by max flow without its work limit.
     #[arg(long)]
     pub(super) exact: bool,
     /// Also measure fault tolerance by random link removal (seed 003 §III-A-4).

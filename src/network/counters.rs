@@ -25,13 +25,16 @@ pub struct Counters {
     width: u64,
     /// Cycles [start, end) whose counts are also kept apart.
     window: (u64, u64),
-    conflicts: u64,
-    received: u64,
-    window_conflicts: u64,
-    window_received: u64,
-    conflict_bins: Vec<u64>,
-    received_bins: Vec<u64>,
+    /// Per kind ([`CONFLICT`], [`RECEIVED`]): the count, the count inside the window, the bins.
+    total: [u64; 2],
+    in_window: [u64; 2],
+    bins: [Vec<u64>; 2],
 }
+
+/// Index of the conflicts in [`Counters`]' arrays.
+const CONFLICT: usize = 0;
+/// Index of the packets received.
+const RECEIVED: usize = 1;
 
 /// What the counters recorded over a run: the run report's optional `counters` section.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -64,12 +67,9 @@ impl Counters {
             max_bins,
             width: 1,
             window: (0, u64::MAX),
-            conflicts: 0,
-            received: 0,
-            window_conflicts: 0,
-            window_received: 0,
-            conflict_bins: vec![0; max_bins],
-            received_bins: vec![0; max_bins],
+            total: [0; 2],
+            in_window: [0; 2],
+            bins: [vec![0; max_bins], vec![0; max_bins]],
         }
     }
 
@@ -82,29 +82,28 @@ impl Counters {
     /// A packet head lost its output channel at cycle `now`.
     #[inline]
     pub(crate) fn conflict(&mut self, now: u64) {
-        self.conflicts += 1;
-        let bin = self.bin(now);
-        self.conflict_bins[bin] += 1;
-        if (self.window.0..self.window.1).contains(&now) {
-            self.window_conflicts += 1;
-        }
+        self.count(CONFLICT, now);
     }
 
     /// A packet was consumed by its destination at cycle `now`.
     #[inline]
     pub(crate) fn received(&mut self, now: u64) {
-        self.received += 1;
+        self.count(RECEIVED, now);
+    }
+
+    fn count(&mut self, kind: usize, now: u64) {
+        self.total[kind] += 1;
         let bin = self.bin(now);
-        self.received_bins[bin] += 1;
+        self.bins[kind][bin] += 1;
         if (self.window.0..self.window.1).contains(&now) {
-            self.window_received += 1;
+            self.in_window[kind] += 1;
         }
     }
 
     /// The bin of cycle `now`, doubling the width (merging pairs of bins) until it fits.
     fn bin(&mut self, now: u64) -> usize {
         while now / self.width >= self.max_bins as u64 {
-            for row in [&mut self.conflict_bins, &mut self.received_bins] {
+            for row in &mut self.bins {
                 for i in 0..row.len() {
                     row[i] = if 2 * i < row.len() {
                         row[2 * i] + row.get(2 * i + 1).copied().unwrap_or(0)
@@ -120,7 +119,7 @@ impl Counters {
 
     /// Conflicts and packets received inside the window.
     pub fn in_window(&self) -> (u64, u64) {
-        (self.window_conflicts, self.window_received)
+        (self.in_window[CONFLICT], self.in_window[RECEIVED])
     }
 
     /// The series over a run that completed at cycle `completion` (the last bin holds that cycle;
@@ -129,21 +128,21 @@ impl Counters {
         self.bin(completion);
         let bins = ((completion / self.width) as usize + 1).min(self.max_bins);
         let cycles = completion.max(1) as f64;
-        let peak = self.received_bins[..bins]
+        let peak = self.bins[RECEIVED][..bins]
             .iter()
             .copied()
             .max()
             .unwrap_or(0);
         CounterSeries {
-            output_port_conflicts: self.conflicts,
-            packets_received: self.received,
-            conflicts_per_cycle: self.conflicts as f64 / cycles,
-            received_per_cycle: self.received as f64 / cycles,
+            output_port_conflicts: self.total[CONFLICT],
+            packets_received: self.total[RECEIVED],
+            conflicts_per_cycle: self.total[CONFLICT] as f64 / cycles,
+            received_per_cycle: self.total[RECEIVED] as f64 / cycles,
             peak_received_per_cycle: peak as f64 / self.width as f64,
             bin_cycles: self.width,
             cycles: completion,
-            received: self.received_bins[..bins].to_vec(),
-            conflicts: self.conflict_bins[..bins].to_vec(),
+            received: self.bins[RECEIVED][..bins].to_vec(),
+            conflicts: self.bins[CONFLICT][..bins].to_vec(),
         }
     }
 }
