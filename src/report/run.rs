@@ -148,6 +148,27 @@ pub fn counters_csv(s: &crate::network::counters::CounterSeries) -> String {
 mod tests {
     use super::*;
 
+    /// Two 4-cycle bins: 2 packets and 1 conflict, then 1 packet: rates are per cycle of the bin.
+    #[test]
+    fn counters_csv_has_a_row_per_bin() {
+        let s = crate::network::counters::CounterSeries {
+            output_port_conflicts: 1,
+            packets_received: 3,
+            conflicts_per_cycle: 0.125,
+            received_per_cycle: 0.375,
+            peak_received_per_cycle: 0.5,
+            bin_cycles: 4,
+            cycles: 8,
+            received: vec![2, 1],
+            conflicts: vec![1, 0],
+        };
+        assert_eq!(
+            counters_csv(&s),
+            "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n\
+             0,4,2,0.5,1,0.25\n4,4,1,0.25,0,0\n"
+        );
+    }
+
     /// 1500 cycles at 1 GHz are 1.5 µs; at 2.5 GHz 0.6 µs; jobs on two clocks have no common one.
     #[test]
     fn seconds_follow_the_clock() {
