@@ -60,6 +60,9 @@ fn curve(c: StoredCurve) -> Curve {
                 cycles: p.cycles,
                 // Not drawn: the pages show latency, load, hops and packets.
                 link_classes: Vec::new(),
+                conflicts_per_cycle: 0.0,
+                received_per_cycle: 0.0,
+                received_ratio: 0.0,
             })
             .collect(),
         // Pages draw no cost; the stored JSON keeps whatever it had.

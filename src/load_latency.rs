@@ -34,6 +34,10 @@ pub struct SweepConfig {
     /// Cost model that prices each curve's whole network for its throughput per dollar (seed 000
     /// Table 8 uses `seed000`); default the `topology --json` model, `seed004`.
     pub cost: Option<String>,
+    /// Keep the points past a curve's first unstable one (seed 001 Figs. 10-12 plot conflicts and
+    /// packets received up to a load of 1); by default a curve stops there, as Booksim's sweeps do.
+    #[serde(default)]
+    pub past_saturation: bool,
 }
 
 /// What a sweep takes besides its config, none of it part of the TOML schema: the command line's
@@ -207,7 +211,9 @@ pub fn sweep_with(cfg: &SweepConfig, options: &SweepOptions) -> Result<Vec<Curve
         .map(|&(t, routing)| {
             let mut points: Vec<LoadPoint> = points.by_ref().take(loads.len()).collect();
             // As Booksim's sweeps do, a curve stops at its first unstable point (loads ascending).
-            if let Some(first) = points.iter().position(|p| p.saturated) {
+            if let Some(first) = points.iter().position(|p| p.saturated)
+                && !cfg.past_saturation
+            {
                 points.truncate(first + 1);
             }
             let cost = pricing

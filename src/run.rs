@@ -5,6 +5,7 @@
 //! place, runs the engine and measures wall time.
 
 use crate::error::{Error, Result};
+use crate::network::counters::Counters;
 use crate::network::load_bins::{DEFAULT_BINS, LoadBins};
 use crate::network::{self, NetworkModel, Outcome, memory};
 use crate::replay::{self, Instruments, Replay, Replayed};
@@ -52,6 +53,9 @@ pub struct RunOptions {
     pub link_load: bool,
     /// Most time bins of the link-load series (`--bins`; default 200, the result has half to all).
     pub bins: Option<usize>,
+    /// Count output-port conflicts and packets received per cycle into the report's `counters`
+    /// (`--received-per-cycle`), in at most `bins` time bins.
+    pub counters: bool,
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -219,9 +223,11 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
     let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
     memory::check(engine_bytes, options.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
-        if options.timeline.is_some() || options.link_load {
+        if options.timeline.is_some() || options.link_load || options.counters {
             return Err(Error::Invalid(
-                "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
+                "--timeline, --link-load, --received-per-cycle and --html take a single workload, \
+                 not [[jobs]]"
+                    .into(),
             ));
         }
         return jobs::execute_jobs(config, options, &replay, engine_bytes);
@@ -295,20 +301,24 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         max_flows: crate::report::timeline::MAX_FLOWS,
         cycles_per_second: wl.generator.cycles_per_second(),
     };
+    let mut counters = options
+        .counters
+        .then(|| Counters::new(options.bins.unwrap_or(DEFAULT_BINS)));
     let sim = Sim {
         replay: &replay,
         program: &program,
         rank_node: &rank_node,
         progress: &observer,
     };
-    let run = |load: Option<&mut LoadBins>| match &options.timeline {
-        None => sim.run(load, None),
-        Some(path) => timeline_run(path, &meta, &sim, load),
+    let run = |load: Option<&mut LoadBins>, counters: Option<&mut Counters>| match &options.timeline
+    {
+        None => sim.run(load, None, counters),
+        Some(path) => timeline_run(path, &meta, &sim, load, counters),
     };
     let (replayed, speed) = observe_phits(options, total, &observer, || {
         Speed::measure(
             topo.nodes(),
-            || run(load.as_mut()),
+            || run(load.as_mut(), counters.as_mut()),
             |r: &Replayed| &r.outcome,
         )
     })?;
@@ -317,6 +327,7 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         mpi,
         critical_path,
     } = replayed;
+    let outcome_end = outcome.completion_cycles;
     let link_load = match (&load, options.link_load) {
         (Some(first), true) => Some(if first.needs_second_pass() {
             // Too many links to keep per-link bins during the run: replay it (deterministic)
@@ -349,6 +360,7 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         jobs: Vec::new(),
         critical_path,
         link_load,
+        counters: counters.map(|c| c.finish(outcome_end)),
     })
 }
 
@@ -365,12 +377,14 @@ impl Sim<'_> {
         &'o self,
         load: Option<&'o mut LoadBins>,
         observer: Option<&'o mut (dyn crate::mpi::observe::RankObserver + 'o)>,
+        counters: Option<&'o mut Counters>,
     ) -> Result<Replayed> {
         let instruments = Instruments {
             load,
             observer,
             critical_path: true,
             progress: Some(self.progress),
+            counters,
         };
         self.replay
             .program(self.program, self.rank_node, instruments)
@@ -384,12 +398,13 @@ fn timeline_run(
     meta: &crate::report::timeline::TimelineMeta,
     sim: &Sim,
     mut load: Option<&mut LoadBins>,
+    counters: Option<&mut Counters>,
 ) -> Result<Replayed> {
     let mut result: Option<Result<Replayed>> = None;
     let written = crate::output::write_atomic_with(path, |f| {
         let buffered = std::io::BufWriter::with_capacity(1 << 16, f);
         let mut writer = crate::report::timeline::TimelineWriter::new(buffered, meta)?;
-        match sim.run(load.as_deref_mut(), Some(&mut writer)) {
+        match sim.run(load.as_deref_mut(), Some(&mut writer), counters) {
             Ok(r) => {
                 let end = r.outcome.completion_cycles;
                 let series = load.as_deref().map(|l| l.finish(end, None));

@@ -110,6 +110,26 @@ fn topology_reports_seed_003_bisection_widths() {
     );
 }
 
+/// Worst-case link faults in `topology --json` (seed 000 §5.4): the closed forms at sizes the paper
+/// evaluates (mesh n-1, torus 2n-1, 4-ary 8-tree k-1, flattened butterfly (k-1)n-1 = 15 x 3 - 1,
+/// KNS n_h-1), and a family without one by maximum flow: a 6-cube's routers have 6 links, so 5.
+#[test]
+fn topology_reports_seed_000_worst_case_link_faults() {
+    for (spec, tolerated, method) in [
+        ("mesh:k=16,n=2", 1, "closed-form"),
+        ("torus:k=8,n=3", 5, "closed-form"),
+        ("fat-tree:k=4,n=8", 3, "closed-form"),
+        ("flattened-butterfly:k=16,n=3,p=16", 44, "closed-form"),
+        ("kns:k=256,n=2,s=2,sub=ft", 1, "closed-form"),
+        ("hypercube:n=6", 5, "max-flow"),
+    ] {
+        let v = json(&["topology", spec, "--json"]);
+        assert_eq!(v["link_faults_tolerated"], tolerated, "{spec}");
+        assert_eq!(v["link_faults_to_disconnect"], tolerated + 1, "{spec}");
+        assert_eq!(v["link_faults_method"], method, "{spec}");
+    }
+}
+
 #[test]
 fn run_json_has_the_contract_fields() {
     let v = json(&[

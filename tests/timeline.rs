@@ -317,16 +317,21 @@ fn instruments_do_not_change_the_run() {
         cycles_per_second: 1e9,
     };
     let mut writer = TimelineWriter::new(Vec::new(), &meta).unwrap();
+    let mut counters = netreplay::network::counters::Counters::new(200);
     let instruments = Instruments {
         load: Some(&mut load),
         observer: Some(&mut writer),
         critical_path: true,
         progress: None,
+        counters: Some(&mut counters),
     };
     let replay = Replay::new(topo.as_ref(), &model, 7).unwrap();
     let r = replay.program(&program, &nodes, instruments).unwrap();
     let watched = r.outcome;
     assert_eq!(plain, watched);
+    // Every packet sent is received once.
+    let counted = counters.finish(watched.completion_cycles);
+    assert_eq!(counted.packets_received, watched.packets);
     let cp = r.critical_path.unwrap();
     assert_eq!(
         cp.compute_cycles + cp.latency_cycles + cp.contention_cycles,

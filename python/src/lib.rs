@@ -128,7 +128,15 @@ fn topology_json(
         };
         let mut r = TopologyReport::new(topo.as_ref())
             .with_metrics(topo.as_ref(), budget)
-            .with_bisection(topo.as_ref());
+            .with_bisection(topo.as_ref())
+            .with_link_faults(
+                topo.as_ref(),
+                if exact {
+                    u64::MAX
+                } else {
+                    netreplay::topology::link_faults::MAX_WORK
+                },
+            );
         if fault_tolerance {
             r.fault_tolerance = Some(netreplay::topology::fault_tolerance::fault_tolerance(
                 topo.as_ref(),

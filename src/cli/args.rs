@@ -61,7 +61,8 @@ pub(super) struct TopologyArgs {
     #[arg(long)]
     pub(super) json: bool,
     /// Compute diameter, average distance and route hops exactly however large the network
-    /// (by default they are sampled above a size, and the output says so).
+    /// (by default they are sampled above a size, and the output says so), and the worst-case
+    /// link faults by max flow without its work limit.
     #[arg(long)]
     pub(super) exact: bool,
     /// Price the network under this cost model instead of the default `seed004` (e.g. `seed003`,
@@ -136,6 +137,11 @@ pub(super) struct RunArgs {
     /// all of them).
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub(super) bins: Option<u32>,
+    /// Count output-port conflicts and packets received (seed 001 Figs. 10-12): FILE gets the
+    /// packets received and conflicts per cycle over time as CSV (at most --bins rows), and the
+    /// JSON report `counters`.
+    #[arg(long, value_name = "FILE")]
+    pub(super) received_per_cycle: Option<PathBuf>,
     /// Write a self-contained HTML report of the run (tables, link-load heat map, critical
     /// path) to FILE.
     #[arg(long, value_name = "FILE")]

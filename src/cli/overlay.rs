@@ -42,6 +42,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(RunConfig, RunOptions)> {
         timeline: args.timeline.clone(),
         link_load: args.link_load.is_some() || args.html.is_some(),
         bins: args.bins.map(|b| b as usize),
+        counters: args.received_per_cycle.is_some(),
     };
     Ok((cfg, options))
 }
@@ -160,6 +161,7 @@ mod tests {
                 timeline: None,
                 link_load: true,
                 bins: Some(9),
+                counters: false,
             }
         );
     }

@@ -6,6 +6,7 @@
 //! built once; [`Network::flit`] and [`Network::flow`] run a driver on either engine. It knows nothing
 //! of files, formats, spec strings or MPI (the rank programs' driver lives above, in `crate::mpi`).
 
+pub mod counters;
 pub mod driver;
 mod engine;
 pub mod flow;
@@ -66,6 +67,8 @@ pub struct Run<'a> {
     pub progress: Option<&'a Progress>,
     /// Record link load per class in time bins (the flit engine only).
     pub load: Option<&'a mut LoadBins>,
+    /// Count output-port conflicts and packets received per cycle (the flit engine only).
+    pub counters: Option<&'a mut counters::Counters>,
 }
 
 impl std::fmt::Debug for Run<'_> {
@@ -75,6 +78,7 @@ impl std::fmt::Debug for Run<'_> {
             .field("seed", &self.seed)
             .field("progress", &self.progress.is_some())
             .field("load", &self.load.is_some())
+            .field("counters", &self.counters.is_some())
             .finish()
     }
 }
@@ -116,6 +120,7 @@ impl<'a> Network<'a> {
         )
         .observed(run.progress)
         .recording(run.load)
+        .counting(run.counters)
         .run()?;
         Ok((outcome, counted.inner))
     }
@@ -123,9 +128,10 @@ impl<'a> Network<'a> {
     /// Replays what `driver` issues with the flow model (`flow/`), which has no packets to bin: a
     /// link-load recorder is refused.
     pub fn flow<'r, D: Driver>(&'r self, driver: D, run: Run<'r>) -> Result<(Outcome, D)> {
-        if run.load.is_some() {
+        if run.load.is_some() || run.counters.is_some() {
             return Err(Error::Invalid(
-                "link load over time (--link-load) needs the flit model (`model = \"flit\"`)"
+                "link load over time (--link-load) and the packet counters (--received-per-cycle) \
+                 need the flit model (`model = \"flit\"`)"
                     .into(),
             ));
         }
@@ -184,6 +190,13 @@ pub struct LoadPoint {
     pub cycles: u64,
     /// Link utilisation per class over the whole run.
     pub link_classes: Vec<stats::ClassLoad>,
+    /// Output-port conflicts per cycle in the measurement window (seed 001 Fig. 10; see
+    /// `counters.rs` for what a conflict is).
+    pub conflicts_per_cycle: f64,
+    /// Packets received per cycle in the measurement window (seed 001 Fig. 12).
+    pub received_per_cycle: f64,
+    /// Packets received in the window over packets generated in it (seed 001 Fig. 11).
+    pub received_ratio: f64,
 }
 
 impl Network<'_> {
@@ -214,9 +227,14 @@ impl Network<'_> {
             nodes,
             seed,
         );
+        let start = params.warmup_cycles;
+        let mut counts = counters::Counters::new(2).windowed(start, start + params.measure_cycles);
         let (outcome, sources) =
             engine::Engine::new(topo, model, self.routing.clone(), sources, &identity, seed)
+                .counting(Some(&mut counts))
                 .run()?;
+        let (conflicts, received) = counts.in_window();
+        let window = params.measure_cycles as f64;
         let s = &sources.stats;
         let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
         let generated = s.generated_in_window as f64 / per_node_cycle;
@@ -243,6 +261,9 @@ impl Network<'_> {
             sample_latencies: s.sample_latencies(),
             cycles: outcome.completion_cycles,
             link_classes: outcome.link_classes,
+            conflicts_per_cycle: conflicts as f64 / window,
+            received_per_cycle: received as f64 / window,
+            received_ratio: received as f64 / s.measured_generated.max(1) as f64,
         })
     }
 }

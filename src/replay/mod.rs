@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::mpi::critical_path::{CriticalPath, Tracker};
 use crate::mpi::observe::RankObserver;
 use crate::mpi::runtime::{MpiStats, Ranks};
+use crate::network::counters::Counters;
 use crate::network::load_bins::LoadBins;
 use crate::network::{Driver, Model, Network, NetworkModel, Outcome, Progress, Run};
 use crate::program::Program;
@@ -41,6 +42,8 @@ pub struct Instruments<'a> {
     pub critical_path: bool,
     /// Publish progress here as the run goes.
     pub progress: Option<&'a Progress>,
+    /// Count output-port conflicts and packets received over time (seed 001 Figs. 10-12).
+    pub counters: Option<&'a mut Counters>,
 }
 
 impl std::fmt::Debug for Instruments<'_> {
@@ -50,6 +53,7 @@ impl std::fmt::Debug for Instruments<'_> {
             .field("observer", &self.observer.is_some())
             .field("critical_path", &self.critical_path)
             .field("progress", &self.progress.is_some())
+            .field("counters", &self.counters.is_some())
             .finish()
     }
 }
@@ -95,7 +99,8 @@ impl<'a> Replay<'a> {
             .critical_path
             .then(|| Tracker::new(program.ranks(), model));
         let ranks = Ranks::new(program).watched(instruments.observer, tracker);
-        let run = self.run(rank_node, instruments.progress, instruments.load);
+        let mut run = self.run(rank_node, instruments.progress, instruments.load);
+        run.counters = instruments.counters;
         let (mut outcome, ranks) = drive(&self.network, ranks, run)?;
         let mpi = ranks.stats();
         outcome.messages -= mpi.control_messages;
@@ -118,6 +123,7 @@ impl<'a> Replay<'a> {
             seed: self.seed,
             progress,
             load,
+            counters: None,
         }
     }
 }

@@ -109,13 +109,13 @@ fn load(x: f64) -> f64 {
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
-        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated\n",
+        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated,conflicts_per_cycle,received_per_cycle,received_ratio\n",
     );
     for c in curves {
         for p in &c.points {
             let _ = writeln!(
                 t,
-                "{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 super::csv_field(&c.topology),
                 super::csv_field(&c.traffic),
                 super::csv_field(c.routing.name()),
@@ -126,7 +126,10 @@ pub fn csv(curves: &[Curve]) -> String {
                 p.max_latency,
                 p.mean_hops,
                 p.packets_measured,
-                p.saturated
+                p.saturated,
+                p.conflicts_per_cycle,
+                p.received_per_cycle,
+                p.received_ratio
             );
         }
     }
@@ -325,6 +328,9 @@ mod plot_tests {
             sample_latencies: Vec::new(),
             cycles: 10_000,
             link_classes: Vec::new(),
+            conflicts_per_cycle: 0.0,
+            received_per_cycle: 0.0,
+            received_ratio: 0.0,
         }
     }
 

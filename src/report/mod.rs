@@ -42,6 +42,9 @@ pub struct TopologyReport {
     /// Bisection width (exact closed form, partitioner bound or skipped), when computed.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub bisection: Option<crate::topology::bisection::BisectionReport>,
+    /// Worst-case link fault tolerance (seed 000 §5.4), when computed.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub link_faults: Option<crate::topology::link_faults::LinkFaults>,
     /// Switch-to-switch cable counts and lengths in seed 002's machine room (`cost/layout.rs`).
     pub cables: crate::cost::layout::CableReport,
     /// Seed 003's random-link-failure measure, when asked for.
@@ -63,6 +66,7 @@ impl TopologyReport {
                 .ok(),
             metrics: None,
             bisection: None,
+            link_faults: None,
             cables: crate::cost::layout::SEED002
                 .place(topo)
                 .report(&whole.switch_links),
@@ -73,6 +77,13 @@ impl TopologyReport {
     /// Adds the graph metrics of `topo` (exact within `budget`, sampled above it).
     pub fn with_metrics(mut self, topo: &dyn Topology, budget: Budget) -> Self {
         self.metrics = Some(crate::topology::metrics::metrics(topo, budget, 1));
+        self
+    }
+
+    /// Adds the worst-case link fault tolerance of `topo` (`topology/link_faults.rs`), by maximum flow
+    /// up to `max_work` where the family has no closed form.
+    pub fn with_link_faults(mut self, topo: &dyn Topology, max_work: u64) -> Self {
+        self.link_faults = Some(crate::topology::link_faults::report(topo, max_work));
         self
     }
 
@@ -112,6 +123,7 @@ impl TopologyReport {
             self.virtual_channels
         ) + &self.metrics.as_ref().map_or(String::new(), metrics_text)
             + &self.bisection.as_ref().map_or(String::new(), bisection_text)
+            + &self.link_faults.as_ref().map_or(String::new(), link_faults_text)
             + &cables_text(&self.cables)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
                 format!(
@@ -152,6 +164,24 @@ fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {
         (None, _) => format!(
             "bisection_width   not computed (no closed form; the partitioner runs up to {MAX_SWITCHES} switches and {MAX_LINKS} switch links)\n"
         ),
+    }
+}
+
+fn link_faults_text(f: &crate::topology::link_faults::LinkFaults) -> String {
+    use crate::topology::link_faults::Method;
+    let how = match f.link_faults_method {
+        Method::ClosedForm => "closed form, seed 000 §5.4",
+        Method::MaxFlow => "exact, max flow",
+        Method::OneSwitch => return "link_faults       none can separate two nodes (one switch)\n".into(),
+        Method::Skipped => return "link_faults       not computed (no closed form; max flow over its work limit, see --exact)\n".into(),
+    };
+    match (f.link_faults_tolerated, f.link_faults_to_disconnect) {
+        (Some(t), Some(d)) => {
+            format!(
+                "link_faults       {t} tolerated in the worst case; {d} can disconnect ({how})\n"
+            )
+        }
+        _ => "link_faults       0 tolerated: some nodes are already disconnected\n".into(),
     }
 }
 

@@ -69,6 +69,10 @@ pub struct RunReport {
     /// Link load per class over time and the top links' series, when asked for (`--link-load`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_load: Option<LinkLoadSeries>,
+    /// Output-port conflicts and packets received over time, when asked for
+    /// (`--received-per-cycle`; seed 001 Figs. 10-12).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counters: Option<crate::network::counters::CounterSeries>,
     /// How fast the simulation ran.
     #[serde(flatten)]
     pub speed: Speed,
@@ -122,9 +126,48 @@ impl RealTime {
     }
 }
 
+/// The series as CSV: one row per bin, `bin_start,bin_cycles,packets_received,received_per_cycle,
+/// conflicts,conflicts_per_cycle`.
+pub fn counters_csv(s: &crate::network::counters::CounterSeries) -> String {
+    let mut out = String::from(
+        "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n",
+    );
+    let w = s.bin_cycles;
+    for (i, (&r, &c)) in s.received.iter().zip(&s.conflicts).enumerate() {
+        out += &format!(
+            "{},{w},{r},{},{c},{}\n",
+            i as u64 * w,
+            r as f64 / w as f64,
+            c as f64 / w as f64
+        );
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two 4-cycle bins: 2 packets and 1 conflict, then 1 packet: rates are per cycle of the bin.
+    #[test]
+    fn counters_csv_has_a_row_per_bin() {
+        let s = crate::network::counters::CounterSeries {
+            output_port_conflicts: 1,
+            packets_received: 3,
+            conflicts_per_cycle: 0.125,
+            received_per_cycle: 0.375,
+            peak_received_per_cycle: 0.5,
+            bin_cycles: 4,
+            cycles: 8,
+            received: vec![2, 1],
+            conflicts: vec![1, 0],
+        };
+        assert_eq!(
+            counters_csv(&s),
+            "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n\
+             0,4,2,0.5,1,0.25\n4,4,1,0.25,0,0\n"
+        );
+    }
 
     /// 1500 cycles at 1 GHz are 1.5 µs; at 2.5 GHz 0.6 µs; jobs on two clocks have no common one.
     #[test]

@@ -248,5 +248,6 @@ fn replay_jobs(
         jobs: reports,
         critical_path: None,
         link_load: None,
+        counters: None,
     })
 }

@@ -83,6 +83,10 @@ impl Topology for FlattenedButterfly {
             Bisection::closed_form(rows * u64::from(self.k / 2).pow(2), self.nodes())
         })
     }
+    /// (k - 1) n - 1: each router has (k - 1) n neighbours (seed 000 §5.4).
+    fn link_faults_tolerated(&self) -> Option<u64> {
+        Some(u64::from(self.k - 1) * u64::from(self.n) - 1)
+    }
     fn ports(&self, _switch: u32) -> u32 {
         self.p + self.n * (self.k - 1)
     }

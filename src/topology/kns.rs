@@ -204,6 +204,10 @@ impl Topology for Kns {
     fn routers(&self) -> Option<u32> {
         Some(self.routers)
     }
+    /// n - 1: a router has one link per dimension, whatever the subnets (seed 000 §5.4).
+    fn link_faults_tolerated(&self) -> Option<u64> {
+        Some(u64::from(self.n) - 1)
+    }
     fn ports(&self, switch: u32) -> u32 {
         if switch < self.routers {
             return self.p + self.n;

@@ -44,6 +44,10 @@ impl Topology for Mesh {
         let (k, n) = (u64::from(self.cube.k), self.cube.n);
         (k % 2 == 0).then(|| Bisection::closed_form(k.pow(n - 1), self.nodes()))
     }
+    /// n - 1: a corner router has n links (seed 000 §5.4).
+    fn link_faults_tolerated(&self) -> Option<u64> {
+        Some(u64::from(self.cube.n) - 1)
+    }
     fn ports(&self, _switch: u32) -> u32 {
         1 + 2 * self.cube.n
     }

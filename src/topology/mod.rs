@@ -21,6 +21,7 @@ mod hypercube;
 mod hyperx;
 mod kary_ncube;
 mod kns;
+pub mod link_faults;
 mod mesh;
 pub mod metrics;
 mod mikant;
@@ -244,6 +245,11 @@ pub trait Topology: Send + Sync + fmt::Debug {
     /// the literature give one (see `bisection.rs` for the definition); `None` leaves it to the
     /// partitioner's bound.
     fn bisection(&self) -> Option<bisection::Bisection> {
+        None
+    }
+    /// The most switch-to-switch link failures that never disconnect two nodes, where seed 000 §5.4
+    /// gives a closed form for the family (`link_faults.rs` computes the others); `None` otherwise.
+    fn link_faults_tolerated(&self) -> Option<u64> {
         None
     }
 }

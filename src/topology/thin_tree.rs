@@ -116,6 +116,10 @@ impl Topology for ThinTree {
             Bisection::closed_form(u64::from(self.k / 2) * top, self.nodes())
         })
     }
+    /// The k-ary n-tree (k' = k, n >= 2): k - 1, a leaf switch's k up-links (seed 000 §5.4's k_i - 1).
+    fn link_faults_tolerated(&self) -> Option<u64> {
+        (self.up == self.k && self.n >= 2).then(|| u64::from(self.k) - 1)
+    }
     fn ports(&self, _switch: u32) -> u32 {
         self.k + self.up
     }

@@ -76,6 +76,10 @@ impl Topology for Torus {
         let (k, n) = (u64::from(self.cube.k), self.cube.n);
         (k % 2 == 0).then(|| Bisection::closed_form(2 * k.pow(n - 1), self.nodes()))
     }
+    /// 2n - 1: every router has 2n links (k >= 3), seed 000 §5.4.
+    fn link_faults_tolerated(&self) -> Option<u64> {
+        Some(2 * u64::from(self.cube.n) - 1)
+    }
     fn ports(&self, _switch: u32) -> u32 {
         1 + 2 * self.cube.n
     }

@@ -12,7 +12,10 @@ pub(in crate::cli) fn run(args: RunArgs) -> Result<()> {
     if let Some(path) = &args.out {
         output::prepare_output(path)?;
     }
-    for path in [&args.timeline, &args.html].into_iter().flatten() {
+    for path in [&args.timeline, &args.html, &args.received_per_cycle]
+        .into_iter()
+        .flatten()
+    {
         output::prepare_output(path)?;
     }
     if let Some(dir) = &args.link_load {
@@ -31,6 +34,9 @@ pub(in crate::cli) fn run(args: RunArgs) -> Result<()> {
     }
     if let (Some(dir), Some(series)) = (&args.link_load, &r.link_load) {
         report::link_load::write_all(series, dir)?;
+    }
+    if let (Some(path), Some(c)) = (&args.received_per_cycle, &r.counters) {
+        output::write_atomic(path, report::run::counters_csv(c).as_bytes())?;
     }
     if let Some(path) = args.html {
         output::write_atomic(&path, report::html::run(&r).as_bytes())?;

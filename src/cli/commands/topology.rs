@@ -20,7 +20,15 @@ pub(in crate::cli) fn topology(args: TopologyArgs) -> Result<()> {
     };
     let mut r = TopologyReport::new(topo.as_ref())
         .with_metrics(topo.as_ref(), budget)
-        .with_bisection(topo.as_ref());
+        .with_bisection(topo.as_ref())
+        .with_link_faults(
+            topo.as_ref(),
+            if args.exact {
+                u64::MAX
+            } else {
+                topology::link_faults::MAX_WORK
+            },
+        );
     if let Some(model) = &args.cost {
         let whole = crate::cost::complete(topo.as_ref());
         r.cost = Some(crate::cost::build(model)?.price(topo.as_ref(), &whole)?);

@@ -171,7 +171,11 @@ impl<D: Driver> Engine<'_, D> {
             self.dirty.clear();
             for i in 0..self.proposals.len() {
                 let (b, cand, alone) = self.proposals[i];
-                if self.chans[cand.channel as usize].pick == i as u32 {
+                let won = self.chans[cand.channel as usize].pick == i as u32;
+                if let (false, Some(c)) = (won, self.counters.as_deref_mut()) {
+                    c.conflict(self.now);
+                }
+                if won {
                     self.chans[cand.channel as usize].rr_last = b;
                     self.start(b, cand);
                 } else if self.retry_next_cycle && self.plans {

@@ -234,6 +234,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             too_late: None,
             progress: None,
             load: None,
+            counters: None,
         }
     }
 }

@@ -354,6 +354,8 @@ pub(super) struct Engine<'a, D: Driver> {
     progress: Option<&'a super::Progress>,
     /// Link load over time, when asked for (`record.rs`): fed once per packet start on a link.
     load: Option<&'a mut super::load_bins::LoadBins>,
+    /// Output-port conflicts and packets received, when asked for (`record.rs`).
+    counters: Option<&'a mut super::counters::Counters>,
 }
 
 /// Bytes the kept candidates take per switch input queue, for the memory estimate.

@@ -1,5 +1,6 @@
-//! Attaching a link-load recorder ([`crate::network::load_bins`]) to an engine: the recorder learns
-//! every link's class and name before the run, then the engine feeds it packet starts.
+//! Attaching recorders to an engine: a link-load recorder ([`crate::network::load_bins`]) learns every
+//! link's class and name before the run, then the engine feeds it packet starts; the counters
+//! ([`crate::network::counters`]) hear lost bids and deliveries.
 
 use super::*;
 
@@ -13,6 +14,15 @@ impl<'a, D: Driver> Engine<'a, D> {
             load.attach((0..self.xbar_base).map(|c| self.describe_link(c)));
             self.load = Some(load);
         }
+        self
+    }
+
+    /// Counts output-port conflicts and packets received into `counters` (nothing when `None`).
+    pub(in crate::network) fn counting(
+        mut self,
+        counters: Option<&'a mut crate::network::counters::Counters>,
+    ) -> Self {
+        self.counters = counters;
         self
     }
 }

@@ -50,6 +50,9 @@ impl<D: Driver> Engine<'_, D> {
     }
 
     pub(super) fn deliver(&mut self, pkt: u32) {
+        if let Some(c) = self.counters.as_deref_mut() {
+            c.received(self.now);
+        }
         self.outcome.phits_delivered += u64::from(self.packet_phits);
         self.free_pkts.push(pkt);
         let id = self.pkts[pkt as usize].msg;

@@ -1,0 +1,177 @@
+//! The counters seed 001 plots (§V-B, Figs. 10-12): output-port conflicts and packets received per
+//! cycle, over time.
+//!
+//! Seed 001's switch arbitrates each output port at random "on every clock cycle, one packet is
+//! selected randomly from multiple packets that are sent through the same output port"; Fig. 10 plots
+//! the conflicts on output ports. Here a *conflict* is one packet head that asked for an output
+//! channel in an allocation round and lost it to another head of the same round: k heads bidding for
+//! one output make k - 1 conflicts. A head that waits for an output already sending is not a conflict
+//! (it never bids; the engine plans its retry). Figs. 11-12 plot the packets received (consumed by
+//! their destination node) per cycle and their ratio to the packets sent; *received* here counts a
+//! packet when its tail is consumed.
+//!
+//! The engine calls [`Counters::conflict`] and [`Counters::received`] only when a recorder is attached
+//! (an `Option` checked on a lost bid and on a delivery; nothing happens when it is off). Counts are
+//! kept in time bins that start one cycle wide and double when the run outgrows them, as
+//! [`super::load_bins`] does, and separately inside an optional window (the open-loop measurement
+//! window).
+
+use serde::Serialize;
+
+/// The recorder the engine feeds; see the module notes.
+#[derive(Debug, Clone)]
+pub struct Counters {
+    max_bins: usize,
+    width: u64,
+    /// Cycles [start, end) whose counts are also kept apart.
+    window: (u64, u64),
+    /// Per kind ([`CONFLICT`], [`RECEIVED`]): the count, the count inside the window, the bins.
+    total: [u64; 2],
+    in_window: [u64; 2],
+    bins: [Vec<u64>; 2],
+}
+
+/// Index of the conflicts in [`Counters`]' arrays.
+const CONFLICT: usize = 0;
+/// Index of the packets received.
+const RECEIVED: usize = 1;
+
+/// What the counters recorded over a run: the run report's optional `counters` section.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CounterSeries {
+    /// Packet heads that lost an output channel to another head bidding in the same round.
+    pub output_port_conflicts: u64,
+    /// Packets consumed by their destination nodes.
+    pub packets_received: u64,
+    /// `output_port_conflicts` over the run's cycles.
+    pub conflicts_per_cycle: f64,
+    /// `packets_received` over the run's cycles.
+    pub received_per_cycle: f64,
+    /// Most packets received in one bin, per cycle (the peak of the series).
+    pub peak_received_per_cycle: f64,
+    /// Cycles per bin (a power of two); the last bin may extend past the run's end.
+    pub bin_cycles: u64,
+    /// Cycles the series cover (the run's completion time).
+    pub cycles: u64,
+    /// Packets received in each bin.
+    pub received: Vec<u64>,
+    /// Conflicts in each bin.
+    pub conflicts: Vec<u64>,
+}
+
+impl Counters {
+    /// A recorder of at most `max_bins` bins (at least 2), counting every cycle as in its window.
+    pub fn new(max_bins: usize) -> Counters {
+        let max_bins = max_bins.max(2);
+        Counters {
+            max_bins,
+            width: 1,
+            window: (0, u64::MAX),
+            total: [0; 2],
+            in_window: [0; 2],
+            bins: [vec![0; max_bins], vec![0; max_bins]],
+        }
+    }
+
+    /// The same, also counting apart what happens in cycles [start, end).
+    pub fn windowed(mut self, start: u64, end: u64) -> Counters {
+        self.window = (start, end);
+        self
+    }
+
+    /// A packet head lost its output channel at cycle `now`.
+    #[inline]
+    pub(crate) fn conflict(&mut self, now: u64) {
+        self.count(CONFLICT, now);
+    }
+
+    /// A packet was consumed by its destination at cycle `now`.
+    #[inline]
+    pub(crate) fn received(&mut self, now: u64) {
+        self.count(RECEIVED, now);
+    }
+
+    fn count(&mut self, kind: usize, now: u64) {
+        self.total[kind] += 1;
+        let bin = self.bin(now);
+        self.bins[kind][bin] += 1;
+        if (self.window.0..self.window.1).contains(&now) {
+            self.in_window[kind] += 1;
+        }
+    }
+
+    /// The bin of cycle `now`, doubling the width (merging pairs of bins) until it fits.
+    fn bin(&mut self, now: u64) -> usize {
+        while now / self.width >= self.max_bins as u64 {
+            for row in &mut self.bins {
+                for i in 0..row.len() {
+                    row[i] = if 2 * i < row.len() {
+                        row[2 * i] + row.get(2 * i + 1).copied().unwrap_or(0)
+                    } else {
+                        0
+                    };
+                }
+            }
+            self.width *= 2;
+        }
+        (now / self.width) as usize
+    }
+
+    /// Conflicts and packets received inside the window.
+    pub fn in_window(&self) -> (u64, u64) {
+        (self.in_window[CONFLICT], self.in_window[RECEIVED])
+    }
+
+    /// The series over a run that completed at cycle `completion` (the last bin holds that cycle;
+    /// bins widen until it fits).
+    pub fn finish(mut self, completion: u64) -> CounterSeries {
+        self.bin(completion);
+        let bins = ((completion / self.width) as usize + 1).min(self.max_bins);
+        let cycles = completion.max(1) as f64;
+        let peak = self.bins[RECEIVED][..bins]
+            .iter()
+            .copied()
+            .max()
+            .unwrap_or(0);
+        CounterSeries {
+            output_port_conflicts: self.total[CONFLICT],
+            packets_received: self.total[RECEIVED],
+            conflicts_per_cycle: self.total[CONFLICT] as f64 / cycles,
+            received_per_cycle: self.total[RECEIVED] as f64 / cycles,
+            peak_received_per_cycle: peak as f64 / self.width as f64,
+            bin_cycles: self.width,
+            cycles: completion,
+            received: self.bins[RECEIVED][..bins].to_vec(),
+            conflicts: self.bins[CONFLICT][..bins].to_vec(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Four bins: receptions at cycles 0, 1, 5 and 9 make the width double to 4 (9 / 2 >= 4), bins
+    /// [0,4) [4,8) [8,12) hold 2, 1, 1; the window [4, 8) sees only the one at 5.
+    #[test]
+    fn bins_double_and_the_window_counts_apart() {
+        let mut c = Counters::new(4).windowed(4, 8);
+        for t in [0, 1, 5, 9] {
+            c.received(t);
+        }
+        c.conflict(5);
+        c.conflict(6);
+        assert_eq!(c.in_window(), (2, 1));
+        let s = c.finish(9);
+        assert_eq!(s.bin_cycles, 4);
+        assert_eq!(s.received, vec![2, 1, 1]);
+        assert_eq!(s.conflicts, vec![0, 2, 0]);
+        assert_eq!((s.packets_received, s.output_port_conflicts), (4, 2));
+        assert_eq!(s.peak_received_per_cycle, 0.5);
+        // A run ending past the last bin widens the bins: cycle 20 needs width 8 ([16, 24) is bin 2).
+        let mut c = Counters::new(4);
+        c.received(3);
+        let s = c.finish(20);
+        assert_eq!((s.bin_cycles, s.received.clone()), (8, vec![1, 0, 0]));
+    }
+}
