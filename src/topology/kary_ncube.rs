@@ -7,6 +7,35 @@
 use super::{Endpoint, check_size, checked_pow};
 use crate::error::Result;
 
+/// The `Topology` methods a mesh and a torus both hand to their `cube` field: one router per node,
+/// node r on router r's port 0, ports 1 + 2d and 2 + 2d along dimension d.
+macro_rules! wired_by_cube {
+    () => {
+        fn nodes(&self) -> u32 {
+            self.cube.routers()
+        }
+        fn switches(&self) -> u32 {
+            self.cube.routers()
+        }
+        fn ports(&self, _switch: u32) -> u32 {
+            1 + 2 * self.cube.n
+        }
+        fn neighbour(&self, switch: u32, port: u32) -> $crate::topology::Endpoint {
+            self.cube.neighbour(switch, port)
+        }
+        fn node_attachment(&self, node: u32) -> (u32, u32) {
+            (node, 0)
+        }
+        fn locality_blocks(&self) -> Vec<u32> {
+            self.cube.blocks()
+        }
+        fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
+            $crate::topology::kary_ncube::Cube::link_class(port)
+        }
+    };
+}
+pub(super) use wired_by_cube;
+
 /// A k-ary n-cube, with or without wraparound links.
 #[derive(Debug, Clone)]
 pub struct Cube {

@@ -4,8 +4,8 @@
 //! routing on a mesh is deadlock-free without virtual channels (no cyclic channel dependency).
 
 use super::bisection::Bisection;
-use super::kary_ncube::Cube;
-use super::{Endpoint, RouteChoice, Topology};
+use super::kary_ncube::{Cube, wired_by_cube};
+use super::{RouteChoice, Topology};
 use crate::spec::Entry;
 
 /// Registry line.
@@ -32,12 +32,7 @@ impl Topology for Mesh {
     fn spec(&self) -> String {
         format!("mesh:k={},n={}", self.cube.k, self.cube.n)
     }
-    fn nodes(&self) -> u32 {
-        self.cube.routers()
-    }
-    fn switches(&self) -> u32 {
-        self.cube.routers()
-    }
+    wired_by_cube!();
     /// Even k: k^(n-1), one plane of links across the middle of one dimension (seed 000 Table 1's
     /// bisection bandwidth 2N/k_d counts these N/k links in both directions).
     fn bisection(&self) -> Option<Bisection> {
@@ -47,21 +42,6 @@ impl Topology for Mesh {
     /// n - 1: a corner router has n links (seed 000 §5.4).
     fn link_faults_tolerated(&self) -> Option<u64> {
         Some(u64::from(self.cube.n) - 1)
-    }
-    fn ports(&self, _switch: u32) -> u32 {
-        1 + 2 * self.cube.n
-    }
-    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
-        self.cube.neighbour(switch, port)
-    }
-    fn node_attachment(&self, node: u32) -> (u32, u32) {
-        (node, 0)
-    }
-    fn locality_blocks(&self) -> Vec<u32> {
-        self.cube.blocks()
-    }
-    fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
-        Cube::link_class(port)
     }
     fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         out.push(RouteChoice::port(

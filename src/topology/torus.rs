@@ -19,8 +19,8 @@
 //! has its own dateline.
 
 use super::bisection::Bisection;
-use super::kary_ncube::Cube;
-use super::{Endpoint, RouteChoice, Topology};
+use super::kary_ncube::{Cube, wired_by_cube};
+use super::{RouteChoice, Topology};
 use crate::spec::Entry;
 
 /// Registry line.
@@ -62,12 +62,7 @@ impl Topology for Torus {
         }
         spec
     }
-    fn nodes(&self) -> u32 {
-        self.cube.routers()
-    }
-    fn switches(&self) -> u32 {
-        self.cube.routers()
-    }
+    wired_by_cube!();
     /// Even k: 2 k^(n-1), the middle plane of one dimension and its wraparound plane (seed 000 Table 1's
     /// bisection bandwidth 4N/k_d counts these 2N/k links in both directions; Dally and Towles,
     /// Principles and Practices of Interconnection Networks, 2004, §3.3). Odd k has no even split by
@@ -80,26 +75,11 @@ impl Topology for Torus {
     fn link_faults_tolerated(&self) -> Option<u64> {
         Some(2 * u64::from(self.cube.n) - 1)
     }
-    fn ports(&self, _switch: u32) -> u32 {
-        1 + 2 * self.cube.n
-    }
-    fn neighbour(&self, switch: u32, port: u32) -> Endpoint {
-        self.cube.neighbour(switch, port)
-    }
-    fn node_attachment(&self, node: u32) -> (u32, u32) {
-        (node, 0)
-    }
-    fn locality_blocks(&self) -> Vec<u32> {
-        self.cube.blocks()
-    }
     fn virtual_channels(&self) -> u32 {
         if self.dateline { 2 } else { 1 }
     }
     fn bubble_flow_control(&self) -> bool {
         !self.dateline
-    }
-    fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
-        Cube::link_class(port)
     }
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         self.route_salted(switch, in_port, in_vc, dest, 0, out);
