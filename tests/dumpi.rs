@@ -4,10 +4,11 @@
 //! every sample replays on a fat tree and a torus, the NPB kernels agree with their SimGrid traces,
 //! and corrupt copies are positioned errors.
 
+use netreplay::mpi::Call;
 use netreplay::mpi::call::Collective;
 use netreplay::mpi::collectives::Algorithms;
-use netreplay::mpi::{Call, MpiModel};
 use netreplay::network::NetworkModel;
+use netreplay::program::MpiModel;
 use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::trace::dumpi;

@@ -8,9 +8,10 @@ use common::one_message;
 use netreplay::error::Error;
 use netreplay::network::driver::{Consumed, Driver, Step};
 use netreplay::network::{self, Model, Network, NetworkModel, Outcome, Run};
+use netreplay::program::{Op, Program};
 use netreplay::replay::{Job, Replay, simulate};
 use netreplay::topology::{self, Topology};
-use netreplay::workload::{self, Op, Program};
+use netreplay::workload;
 
 fn flow() -> NetworkModel {
     NetworkModel {

@@ -298,7 +298,7 @@ fn p6_the_pattern_memory_bound_holds_for_every_pattern() {
                 .unwrap();
             if name != "wf" {
                 assert!(
-                    most <= workload::pattern_ops_bound(ranks),
+                    most <= netreplay::program::pattern_ops_bound(ranks),
                     "{name} on {ranks} ranks: {most} ops"
                 );
             }

@@ -4,8 +4,9 @@
 //! sends reports the blocked rank.
 
 use netreplay::error::Error;
+use netreplay::program::Program;
 use netreplay::trace;
-use netreplay::workload::{Program, REGISTRY};
+use netreplay::workload::REGISTRY;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -17,7 +17,7 @@
 //!   [`collectives`] with the algorithm [`collectives::Algorithms`] selects, blocking calls as a
 //!   non-blocking call and its wait.
 //! - [`runtime`]: the engine's [`crate::network::Driver`] for rank programs: MPI matching (non-overtaking,
-//!   unexpected queue), requests, the eager and rendezvous protocols of [`MpiModel`], local
+//!   unexpected queue), requests, the eager and rendezvous protocols of [`MpiModel`](crate::program::MpiModel), local
 //!   self-messages, and the compute / send / wait time of every rank.
 
 pub mod call;
@@ -31,7 +31,6 @@ pub mod observe;
 mod replay_stats;
 pub mod runtime;
 
-pub use crate::program::{CallStats, MpiModel, Protocol};
 pub use call::{Call, CommHandle, ReqHandle, SELF, SendMode, Source, Status, TagSel, WORLD};
 pub use lower::{Builder, MAX_RANKS, Pos};
 

@@ -9,7 +9,7 @@ pub trait Generator: Send + Sync + std::fmt::Debug {
     /// The canonical spec that rebuilds this generator (without `ranks`).
     fn spec(&self) -> String;
     /// The programs of `ranks` ranks; a rank count the pattern cannot use (2w on a non-square count,
-    /// bu on a non-power of two) is an [`Error::Invalid`] that says which counts work.
+    /// bu on a non-power of two) is an [`Error::Invalid`](crate::error::Error::Invalid) that says which counts work.
     fn generate(&self, ranks: u32) -> Result<Program>;
     /// The error [`Generator::generate`] would give for `ranks`, without generating: a campaign checks
     /// every pattern's rank count on every candidate before it writes anything.

@@ -236,7 +236,7 @@ pub trait Topology: Send + Sync + fmt::Debug {
         (0..self.switches()).collect()
     }
     /// The family's own packaging of switches into racks, for layouts that follow it (seed 003
-    /// §IV-A: FleX's Fig. 7, and the packaging rules of Slim Fly [4] and HyperX [2] it applies to the
+    /// §IV-A: FleX's Fig. 7, and the packaging rules of Slim Fly \[4\] and HyperX \[2\] it applies to the
     /// other families); `None` leaves the switches to a layout's generic grid.
     fn packaging(&self) -> Option<Packaging> {
         None

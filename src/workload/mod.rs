@@ -1,5 +1,5 @@
 //! Workloads: the workload spec (`bu:size=1000`, `trace:file=...`) parsed once and built into a
-//! [`Generator`] of a [`Program`]: the seven causal patterns of seed 004 §3.3 (one file each in
+//! [`Generator`] of a [`Program`](crate::program::Program): the seven causal patterns of seed 004 §3.3 (one file each in
 //! `generators/`) or a trace (`crate::trace`). Both emit the same program type (`crate::program`).
 
 #[path = "../../generators/mod.rs"]
@@ -8,10 +8,7 @@ mod generators;
 use crate::error::Result;
 use crate::spec::{Registry, Spec};
 
-pub use crate::program::{
-    ANY_SOURCE, DEFAULT_CYCLES_PER_SECOND, Generator, MAX_MESSAGE_BYTES, Op, Program, Region,
-    Regions, graph, pattern_bytes_bound, pattern_ops_bound,
-};
+use crate::program::Generator;
 pub use generators::REGISTRY;
 
 /// A workload spec taken apart: its generator and the rank count, if the spec gives one.
