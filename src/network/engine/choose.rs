@@ -108,11 +108,11 @@ impl<D: Driver> Engine<'_, D> {
         if self.bufs[b as usize].sending {
             return Decision::NotReady;
         }
-        let front = if self.is_injection(b) {
+        let injection = self.is_injection(b);
+        if injection {
             if self.node_queue[(b - self.inj_base) as usize].is_empty() {
                 return Decision::NotReady;
             }
-            None
         } else {
             debug_assert_eq!(
                 self.bufs[b as usize].front_ready,
@@ -122,8 +122,7 @@ impl<D: Driver> Engine<'_, D> {
             if !self.bufs[b as usize].front_ready {
                 return Decision::NotReady;
             }
-            self.front(b)
-        };
+        }
         // A planned grant is due now, or any other look replaces the plan.
         let planned = if self.plans {
             let buf = &self.bufs[b as usize];
@@ -139,6 +138,8 @@ impl<D: Driver> Engine<'_, D> {
             return Decision::Blocked;
         }
         if self.fixes {
+            // The packet the output is fixed for (a node's packets are formed as they leave).
+            let front = if injection { None } else { self.front(b) };
             let kept = front.map_or(NO_FIX, |pkt| self.pkts[pkt as usize].fixed);
             let index = if kept != NO_FIX {
                 kept as usize
