@@ -352,6 +352,14 @@ pub fn shard_runs(
     (mine, missing)
 }
 
+/// Orders runs to start the largest message sizes first (trace runs, whose size is their own, after
+/// them), config order within a size. A run's time grows about tenfold per tenfold size, so this is
+/// longest-first scheduling in effect: the last runs to start are short, and no long run is left
+/// alone on one thread while the others idle at the end of a campaign.
+fn largest_first(runs: &mut [Planned]) {
+    runs.sort_by_key(|r| (std::cmp::Reverse(r.size), r.index));
+}
+
 /// Threads for `requested` simulations at once: at least 1 and at most the machine's available
 /// parallelism (each run is single-threaded; more threads only share the cores and add memory).
 pub fn threads(requested: usize) -> usize {
@@ -401,7 +409,8 @@ pub fn run_campaign(
     let _lock = lock::DirLock::acquire(dir)?;
     init_dir(cfg, dir)?;
     let hash = cfg.hash();
-    let (mine, todo) = shard_runs(cfg, &read_results(dir, &hash)?, shard);
+    let (mine, mut todo) = shard_runs(cfg, &read_results(dir, &hash)?, shard);
+    largest_first(&mut todo);
     let resumed = mine.len() - todo.len();
     let file = Mutex::new(open_results(dir)?);
     let results_path: PathBuf = dir.join(RESULTS);
@@ -428,7 +437,8 @@ pub fn run_campaign(
     };
     observe(show, todo.len() as u64, "runs", read, || {
         pool.install(|| {
-            todo.par_iter().try_for_each(|run| -> Result<()> {
+            // One shared queue in that order: each thread takes the next run when it finishes one.
+            todo.iter().par_bridge().try_for_each(|run| -> Result<()> {
                 let rc = cfg.run_config(run)?;
                 let r = run::execute(&rc).map_err(|e| {
                     Error::Invalid(format!(
@@ -517,5 +527,29 @@ mod tests {
         for bad in ["0/2", "3/2", "x", "1/0"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
+    }
+
+    /// Runs start largest size first, traces (no size) last, config order within a size.
+    #[test]
+    fn runs_start_largest_size_first() {
+        let cfg = CampaignConfig::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/seed004-same-size.toml"),
+        )
+        .unwrap();
+        let mut runs = cfg.plan();
+        runs.push(Planned {
+            index: runs.len(),
+            label: "trace".into(),
+            workload: "traces/x".into(),
+            size: None,
+        });
+        largest_first(&mut runs);
+        let sizes: Vec<Option<u64>> = runs.iter().map(|r| r.size).collect();
+        assert_eq!(sizes[0], Some(100_000));
+        assert_eq!(sizes[34], Some(100_000));
+        assert_eq!(sizes[35], Some(10_000));
+        assert_eq!(sizes[175], None);
+        assert!(sizes[..175].windows(2).all(|w| w[0] >= w[1]));
+        assert!(runs[..35].windows(2).all(|w| w[0].index < w[1].index));
     }
 }
