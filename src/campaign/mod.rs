@@ -386,6 +386,17 @@ fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
     )
 }
 
+/// How a campaign runs `rc`: as `run` with no flags, plus seed 001's counters for a flit-model run
+/// (the flow model has no packets to count), in `run`'s default time bins, so that a row's
+/// `peak_received_per_cycle` is `run --received-per-cycle`'s. The counters only observe: the run's
+/// results are the same with or without them.
+fn run_options(rc: &RunConfig) -> run::RunOptions {
+    run::RunOptions {
+        counters: rc.network.model.is_flit(),
+        ..run::RunOptions::default()
+    }
+}
+
 /// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with its
 /// progress on stderr as `show` says (the run count up front, then runs done, rate and ETA).
 pub fn run_campaign(
@@ -430,7 +441,7 @@ pub fn run_campaign(
         pool.install(|| {
             todo.par_iter().try_for_each(|run| -> Result<()> {
                 let rc = cfg.run_config(run)?;
-                let r = run::execute(&rc).map_err(|e| {
+                let r = run::execute_with(&rc, &run_options(&rc)).map_err(|e| {
                     Error::Invalid(format!(
                         "run {} / {}{} failed: {e}",
                         run.label,
