@@ -341,3 +341,86 @@ fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// A flit-model row carries seed 001's counters exactly as `run --json` reports them for the same run
+/// (and the run's HTML page shows them); a flow-model row, whose engine has no packets, omits them.
+/// `bu:size=1000` on 16 ranks: four stages of 16 messages, each 1000 bytes in 16 packets of 64 bytes
+/// (16 phits of 4 bytes): 1,024 packets received.
+#[test]
+fn campaign_rows_carry_the_counters_run_reports() {
+    let dir = tmp("counters");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("tiny.toml");
+    std::fs::write(
+        &config,
+        "name = \"tiny\"\nreference = \"flit\"\nworkloads = [\"bu\"]\nsizes = [1000]\n\n\
+         [[candidate]]\nlabel = \"flit\"\ntopology = \"fat-tree:k=4,n=2\"\n\n\
+         [[candidate]]\nlabel = \"flow\"\ntopology = \"fat-tree:k=4,n=2\"\nmodel = \"flow\"\n",
+    )
+    .unwrap();
+    let out = dir.join("out");
+    ok(&[
+        "campaign",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let rows: Vec<serde_json::Value> = lines(&out)
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let row = |label: &str| rows.iter().find(|r| r["label"] == label).unwrap();
+    let (flit, flow) = (row("flit"), row("flow"));
+    const FIELDS: [&str; 5] = [
+        "output_port_conflicts",
+        "packets_received",
+        "conflicts_per_cycle",
+        "received_per_cycle",
+        "peak_received_per_cycle",
+    ];
+    for field in FIELDS {
+        assert!(flow.get(field).is_none(), "flow row has {field}: {flow}");
+    }
+    let (csv, html) = (dir.join("received.csv"), dir.join("run.html"));
+    let report: serde_json::Value = serde_json::from_str(&ok(&[
+        "run",
+        "--topology",
+        flit["topology"].as_str().unwrap(),
+        "--workload",
+        flit["workload_spec"].as_str().unwrap(),
+        "--json",
+        "--received-per-cycle",
+        csv.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+        "--quiet",
+    ]))
+    .unwrap();
+    let counters = &report["counters"];
+    for field in FIELDS {
+        assert_eq!(flit[field], counters[field], "{field}");
+    }
+    assert_eq!(flit["packets_received"], 1024);
+    assert_eq!(flit["completion_cycles"], report["completion_cycles"]);
+    let conflicts = counters["output_port_conflicts"].as_u64().unwrap();
+    assert!(conflicts > 0, "sixteen ranks exchanging make conflicts");
+    let number = |f: &str| counters[f].as_f64().unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    for cell in [
+        format!(
+            "<td class=\"l\">output-port conflicts (total / per cycle)</td><td>{conflicts} / {:.3}</td>",
+            number("conflicts_per_cycle")
+        ),
+        "<td class=\"l\">packets received (total)</td><td>1,024</td>".to_string(),
+        format!(
+            "<td class=\"l\">packets received per cycle (mean / peak bin)</td><td>{:.3} / {:.3}</td>",
+            number("received_per_cycle"),
+            number("peak_received_per_cycle")
+        ),
+        "1,024 packets,".to_string(),
+    ] {
+        assert!(page.contains(&cell), "{cell} missing from the run's page");
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,6 +1,7 @@
 //! The HTML reports render in a real browser. Headless Chromium loads each page (a run's
-//! `--html`, a campaign's `report.html`, a sweep's `load-latency.html`) with a check script appended
-//! to a copy (the reports themselves carry no script): on load it measures every inline `<svg>` and
+//! `--html`, with and without `--received-per-cycle`, a campaign's `report.html`, a sweep's
+//! `load-latency.html`) with a check script appended to a copy (the reports themselves carry no
+//! script): on load it measures every inline `<svg>` and
 //! writes the result into the page title, which `--dump-dom` prints. The test fails if a figure has
 //! zero size or the browser logs a console error or an uncaught exception, and takes a screenshot.
 //!
@@ -139,6 +140,20 @@ fn html_reports_render_in_headless_chromium() {
         run_page.to_str().unwrap(),
         "--quiet",
     ]);
+    // A run with seed 001's counters: the packets-received chart besides.
+    let counters_page = scratch("counters.html");
+    netreplay(&[
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=2",
+        "--workload",
+        "bu:size=1000",
+        "--received-per-cycle",
+        scratch("counters.csv").to_str().unwrap(),
+        "--html",
+        counters_page.to_str().unwrap(),
+        "--quiet",
+    ]);
     // A campaign: its report.html beside report.md.
     let camp = scratch("campaign");
     let _ = std::fs::remove_dir_all(&camp);
@@ -177,6 +192,7 @@ fn html_reports_render_in_headless_chromium() {
     );
     let cases = [
         (run_page.clone(), 2),
+        (counters_page, 3),
         (camp.join("report.html"), 2),
         (sweep.join("load-latency.html"), 1),
     ];

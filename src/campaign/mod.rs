@@ -394,6 +394,17 @@ fn check_parallel_memory(cfg: &CampaignConfig, parallel: usize) -> Result<()> {
     )
 }
 
+/// How a campaign runs `rc`: as `run` with no flags, plus seed 001's counters for a flit-model run
+/// (the flow model has no packets to count), in `run`'s default time bins, so that a row's
+/// `peak_received_per_cycle` is `run --received-per-cycle`'s. The counters only observe: the run's
+/// results are the same with or without them.
+fn run_options(rc: &RunConfig) -> run::RunOptions {
+    run::RunOptions {
+        counters: rc.network.model.is_flit(),
+        ..run::RunOptions::default()
+    }
+}
+
 /// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with its
 /// progress on stderr as `show` says (the run count up front, then runs done, rate and ETA).
 pub fn run_campaign(
@@ -440,7 +451,7 @@ pub fn run_campaign(
             // One shared queue in that order: each thread takes the next run when it finishes one.
             todo.iter().par_bridge().try_for_each(|run| -> Result<()> {
                 let rc = cfg.run_config(run)?;
-                let r = run::execute(&rc).map_err(|e| {
+                let r = run::execute_with(&rc, &run_options(&rc)).map_err(|e| {
                     Error::Invalid(format!(
                         "run {} / {}{} failed: {e}",
                         run.label,

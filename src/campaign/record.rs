@@ -5,10 +5,13 @@
 //!
 //! Lines written before the details existed carry none and still load (`details` is `None`); a run's
 //! identity and its config hash are unchanged by them, so resuming a directory never repeats a run.
+//! Flit-model runs also carry seed 001's counters as scalars ([`RowCounters`]); lines without them
+//! (flow-model runs, older lines) load with `counters` `None`.
 
 use super::Planned;
 use crate::mpi::critical_path::CriticalPath;
 use crate::mpi::runtime::TimeSplit;
+use crate::network::counters::CounterSeries;
 use crate::network::{Model, NetworkModel};
 use crate::program::MpiModel;
 use crate::run::{RealTime, RunReport};
@@ -81,10 +84,43 @@ pub struct RunDetails {
     /// Simulated times in seconds at the workload's clock.
     #[serde(flatten)]
     pub real_time: RealTime,
+    /// Seed 001's counters (§V-B), for flit-model runs; absent for flow-model runs and older lines.
+    #[serde(flatten)]
+    pub counters: Option<RowCounters>,
     /// netreplay's version (`Cargo.toml`).
     pub version: String,
     /// The git commit netreplay was built from (`unknown` outside a checkout).
     pub commit: String,
+}
+
+/// The scalars of `run --json`'s `counters` (seed 001 §V-B, Figs. 10-12; see
+/// [`crate::network::counters`]): a row keeps these, not the series over time, which would make a row
+/// hundreds of numbers long.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
+pub struct RowCounters {
+    /// Packet heads that lost an output channel to another head bidding in the same round.
+    pub output_port_conflicts: u64,
+    /// Packets consumed by their destination nodes.
+    pub packets_received: u64,
+    /// `output_port_conflicts` over the run's cycles.
+    pub conflicts_per_cycle: f64,
+    /// `packets_received` over the run's cycles.
+    pub received_per_cycle: f64,
+    /// Most packets received per cycle in one time bin (`run`'s default bins, as
+    /// `run --received-per-cycle` reports it).
+    pub peak_received_per_cycle: f64,
+}
+
+impl From<&CounterSeries> for RowCounters {
+    fn from(s: &CounterSeries) -> RowCounters {
+        RowCounters {
+            output_port_conflicts: s.output_port_conflicts,
+            packets_received: s.packets_received,
+            conflicts_per_cycle: s.conflicts_per_cycle,
+            received_per_cycle: s.received_per_cycle,
+            peak_received_per_cycle: s.peak_received_per_cycle,
+        }
+    }
 }
 
 impl RunRecord {
@@ -112,6 +148,7 @@ impl RunRecord {
             real_time: r
                 .real_time
                 .unwrap_or_else(|| RealTime::new(crate::program::DEFAULT_CYCLES_PER_SECOND, o)),
+            counters: r.counters.as_ref().map(RowCounters::from),
             version: env!("CARGO_PKG_VERSION").to_string(),
             commit: crate::commit().to_string(),
         };
@@ -201,6 +238,7 @@ mod tests {
                 critical_path: None,
                 mpi_time: Some(TimeSplit::default()),
                 real_time: RealTime::new(1e9, &crate::network::Outcome::default()),
+                counters: None,
                 version: "0.1.0".into(),
                 commit: "abc1234".into(),
             }),
@@ -209,5 +247,30 @@ mod tests {
         let line = serde_json::to_string(&full).unwrap();
         assert!(line.contains(r#""completion_seconds":0.0"#), "{line}");
         assert_eq!(serde_json::from_str::<RunRecord>(&line).unwrap(), full);
+
+        // A flow-model line (and one written before the counters) has no counter fields and keeps
+        // its details; a flit-model line round-trips its counters, flat beside the other fields.
+        assert!(!line.contains("output_port_conflicts"), "{line}");
+        let counters = RowCounters {
+            output_port_conflicts: 3,
+            packets_received: 12,
+            conflicts_per_cycle: 0.0625,
+            received_per_cycle: 0.25,
+            peak_received_per_cycle: 0.5,
+        };
+        let mut flit = full.clone();
+        if let Some(d) = flit.details.as_mut() {
+            d.counters = Some(counters);
+        }
+        let line = serde_json::to_string(&flit).unwrap();
+        assert!(
+            line.contains(r#""output_port_conflicts":3,"packets_received":12,"conflicts_per_cycle":0.0625,"received_per_cycle":0.25,"peak_received_per_cycle":0.5"#),
+            "{line}"
+        );
+        assert_eq!(serde_json::from_str::<RunRecord>(&line).unwrap(), flit);
+        // A line missing one of the five loads without counters, its details intact.
+        let partial = line.replace(r#""packets_received":12,"#, "");
+        let read: RunRecord = serde_json::from_str(&partial).unwrap();
+        assert_eq!(read.details.map(|d| (d.seed, d.counters)), Some((1, None)));
     }
 }

@@ -138,8 +138,8 @@ pub(super) struct RunArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub(super) bins: Option<u32>,
     /// Count output-port conflicts and packets received (seed 001 Figs. 10-12): FILE gets the
-    /// packets received and conflicts per cycle over time as CSV (at most --bins rows), and the
-    /// JSON report `counters`.
+    /// packets received and conflicts per cycle over time as CSV (at most --bins rows), the
+    /// JSON report `counters`, and the --html page a chart of them.
     #[arg(long, value_name = "FILE")]
     pub(super) received_per_cycle: Option<PathBuf>,
     /// Write a self-contained HTML report of the run (tables, link-load heat map, critical

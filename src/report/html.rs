@@ -246,7 +246,19 @@ pub fn run(r: &RunReport) -> String {
             format!("{} / {} / {}", t.compute_sum, t.send_sum, t.wait_sum),
         ]);
     }
+    if let Some(c) = &r.counters {
+        rows.extend(super::counters::summary_rows(c));
+    }
     b.push_str(&table(&[s("measure"), s("value")], &rows));
+    if let Some(c) = &r.counters {
+        b.push_str("<h2>Packets received</h2>\n");
+        b.push_str(&figure(
+            &super::counters::received_svg(c),
+            "Packets consumed by their destination nodes per cycle, per time bin (seed 001 §V-B); \
+             an output-port conflict is a packet head that lost the output it bid for to another \
+             head of the same round.",
+        ));
+    }
     if let Some(c) = &r.critical_path {
         b.push_str(&critical_path_section(c));
     }

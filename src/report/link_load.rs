@@ -180,9 +180,24 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
             );
         }
     }
-    // Time axis: ticks at 1-2-5 steps of cycles, within the bins drawn.
     let axis_y = top + plot_h + 4.0;
     let span = (bins as u64 * s.bin_cycles).max(1) as f64;
+    cycle_axis(&mut t, (left, plot_w), (top, axis_y), span);
+    // The colour scales, one per section.
+    let ly = axis_y + 38.0;
+    ramp(&mut t, left, ly, &scales[0], "link classes");
+    if !s.top_links.is_empty() {
+        ramp(&mut t, left, ly + 26.0, &scales[1], "busiest links");
+    }
+    t.push_str("</svg>\n");
+    t
+}
+
+/// The time axis of a chart of time bins spanning `span` cycles over `x` = (left, width) pixels:
+/// ticks at 1-2-5 steps of cycles within the bins drawn, each a thin line from `y` = (top, axis) down
+/// to its label, and the axis's name below.
+pub(super) fn cycle_axis(t: &mut String, x: (f64, f64), y: (f64, f64), span: f64) {
+    let ((left, plot_w), (top, axis_y)) = (x, y);
     let cycles = axis::ticks(0.0, span, 5);
     for &cycle in cycles.values.iter().filter(|&&c| c <= span) {
         let x = left + plot_w * cycle / span;
@@ -200,14 +215,6 @@ pub fn heatmap_svg(s: &LinkLoadSeries) -> String {
         left + plot_w / 2.0,
         axis_y + 28.0
     );
-    // The colour scales, one per section.
-    let ly = axis_y + 38.0;
-    ramp(&mut t, left, ly, &scales[0], "link classes");
-    if !s.top_links.is_empty() {
-        ramp(&mut t, left, ly + 26.0, &scales[1], "busiest links");
-    }
-    t.push_str("</svg>\n");
-    t
 }
 
 /// Writes `link_load.csv`, `top_links.csv` and `link_load.svg` into `dir` as one set: all three

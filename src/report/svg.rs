@@ -36,6 +36,33 @@ pub const PAGE_WIDTH: f64 = 1130.0;
 /// How much the HTML page enlarges a chart narrower than the page (their text is drawn at 9-13 px).
 pub const ZOOM: f64 = 1.4;
 
+/// The y axis of a chart `plot` = (left, width) pixels: at each tick a light grid line across the
+/// plot and its label (`y` maps a value to its pixel row), and `name` = (text, row) written upwards.
+pub(super) fn y_axis(
+    t: &mut String,
+    ticks: &axis::Ticks,
+    plot: (f64, f64),
+    y: impl Fn(f64) -> f64,
+    name: (&str, f64),
+) {
+    let ((left, plot_w), (name, mid)) = (plot, name);
+    for &v in &ticks.values {
+        let _ = writeln!(
+            t,
+            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
+            left + plot_w,
+            left - 4.0,
+            y(v) + 3.0,
+            ticks.label(v),
+            y = y(v)
+        );
+    }
+    let _ = writeln!(
+        t,
+        r#"<text x="14" y="{mid}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {mid})">{name}</text>"#
+    );
+}
+
 /// Grouped bars: for each (pattern, size) a group of one bar per network, height = relative time;
 /// a dashed line marks the reference's 1.0. Drawn to fill the HTML page's width once enlarged by
 /// [`ZOOM`] (bars at least 2 px wide: a campaign with more bars is wider, and shrinks to the page).
@@ -67,22 +94,8 @@ pub fn relative_bars(a: &Analysis) -> String {
         r#"<text x="{left}" y="14" font-size="12">Relative time (reference {}), per pattern and message size</text>"#,
         esc(&a.reference)
     );
-    for &v in &ticks.values {
-        let _ = writeln!(
-            t,
-            r##"<line x1="{left}" x2="{}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{}" y="{:.1}" font-size="10" text-anchor="end">{}</text>"##,
-            left + plot_w,
-            left - 4.0,
-            y(v) + 3.0,
-            ticks.label(v),
-            y = y(v)
-        );
-    }
-    let mid = top + h / 2.0;
-    let _ = writeln!(
-        t,
-        r#"<text x="14" y="{mid}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {mid})">completion time / reference's</text>"#
-    );
+    let name = ("completion time / reference's", top + h / 2.0);
+    y_axis(&mut t, &ticks, (left, plot_w), y, name);
     for (ci, c) in a.cells.iter().enumerate() {
         let gx = left + group * ci as f64 + group * 0.1;
         for (ni, n) in a.networks.iter().enumerate() {
