@@ -54,8 +54,16 @@ pub struct RunOptions {
     /// Most time bins of the link-load series (`--bins`; default 200, the result has half to all).
     pub bins: Option<usize>,
     /// Count output-port conflicts and packets received per cycle into the report's `counters`
-    /// (`--received-per-cycle`), in at most `bins` time bins.
+    /// (`--received-per-cycle`, `--html`), in at most `bins` time bins.
     pub counters: bool,
+}
+
+impl RunOptions {
+    /// The counters' recorder when they are asked for.
+    fn new_counters(&self) -> Option<Counters> {
+        self.counters
+            .then(|| Counters::new(self.bins.unwrap_or(DEFAULT_BINS)))
+    }
 }
 
 /// One job of a shared-machine run. Jobs are placed in order, each on what the previous ones left free.
@@ -223,11 +231,9 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
     let network_what = format!("simulating `{}` ({} nodes)", topo.spec(), topo.nodes());
     memory::check(engine_bytes, options.max_memory, &network_what)?;
     if !config.jobs.is_empty() {
-        if options.timeline.is_some() || options.link_load || options.counters {
+        if options.timeline.is_some() || options.link_load {
             return Err(Error::Invalid(
-                "--timeline, --link-load, --received-per-cycle and --html take a single workload, \
-                 not [[jobs]]"
-                    .into(),
+                "--timeline, --link-load and --html take a single workload, not [[jobs]]".into(),
             ));
         }
         return jobs::execute_jobs(config, options, &replay, engine_bytes);
@@ -301,9 +307,7 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         max_flows: crate::report::timeline::MAX_FLOWS,
         cycles_per_second: wl.generator.cycles_per_second(),
     };
-    let mut counters = options
-        .counters
-        .then(|| Counters::new(options.bins.unwrap_or(DEFAULT_BINS)));
+    let mut counters = options.new_counters();
     let sim = Sim {
         replay: &replay,
         program: &program,

@@ -352,7 +352,7 @@ fn jobs_share_the_network_under_the_flow_model() {
     ];
     let model = flow();
     let replay = Replay::new(topo.as_ref(), &model, 1).unwrap();
-    let (o, done) = replay.jobs(&jobs, None).unwrap();
+    let (o, done) = replay.jobs(&jobs, None, None).unwrap();
     assert_eq!(done.len(), 2);
     assert!(done[1] > 1000 && done.iter().all(|&d| d <= o.completion_cycles));
     assert_eq!(o.phits_injected, o.phits_delivered);

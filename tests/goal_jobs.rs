@@ -7,7 +7,7 @@ mod common;
 
 use netreplay::program::Program;
 use netreplay::replay::simulate;
-use netreplay::run::{JobConfig, RunConfig, execute};
+use netreplay::run::{JobConfig, RunConfig, RunOptions, execute, execute_with};
 use netreplay::topology;
 use netreplay::trace::jobs::{self, Split};
 use netreplay::trace::{self, ReadOptions};
@@ -131,6 +131,47 @@ fn a_merged_run_reports_each_job_as_jobs_do() {
         assert_eq!(
             (&a.nodes, a.completion_cycles, a.alone_cycles),
             (&b.nodes, b.completion_cycles, b.alone_cycles)
+        );
+    }
+}
+
+/// Seed 001's counters over a shared-machine run, merged trace or `[[jobs]]`: every one of the 79
+/// one-byte messages is one packet received, and counting changes no cycle.
+#[test]
+fn shared_runs_count_packets_received() {
+    let counting = RunOptions {
+        counters: true,
+        ..RunOptions::default()
+    };
+    let merged = RunConfig {
+        topology: Some(TOPOLOGY.into()),
+        workload: Some(format!(
+            "trace:file={},jobs=connected",
+            path("goal-merge", "packed.goal")
+        )),
+        ..RunConfig::default()
+    };
+    let separate = RunConfig {
+        topology: Some(TOPOLOGY.into()),
+        jobs: ["binary_tree_16.goal", "dissemination_16.goal"]
+            .iter()
+            .map(|f| JobConfig {
+                workload: format!("trace:file={}", path("goal", f)),
+                ..JobConfig::default()
+            })
+            .collect(),
+        ..RunConfig::default()
+    };
+    for config in [merged, separate] {
+        let plain = execute(&config).unwrap();
+        let counted = execute_with(&config, &counting).unwrap();
+        assert!(plain.counters.is_none());
+        let c = counted.counters.expect("counters asked for");
+        assert_eq!(c.packets_received, 79);
+        assert_eq!(c.cycles, plain.outcome.completion_cycles);
+        assert_eq!(
+            counted.outcome.completion_cycles,
+            plain.outcome.completion_cycles
         );
     }
 }

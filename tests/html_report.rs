@@ -1,5 +1,5 @@
 //! The HTML reports render in a real browser. Headless Chromium loads each page (a run's
-//! `--html`, with and without `--received-per-cycle`, a campaign's `report.html`, a sweep's
+//! `--html` under the flit and the flow model, a campaign's `report.html`, a sweep's
 //! `load-latency.html`) with a check script appended to a copy (the reports themselves carry no
 //! script): on load it measures every inline `<svg>` and
 //! writes the result into the page title, which `--dump-dom` prints. The test fails if a figure has
@@ -128,7 +128,7 @@ fn html_reports_render_in_headless_chromium() {
         return;
     };
     let root = env!("CARGO_MANIFEST_DIR");
-    // A run: summary, critical path, link-load heat map.
+    // A run: summary, critical path, link-load heat map, packets received per cycle.
     let run_page = scratch("run.html");
     netreplay(&[
         "run",
@@ -140,18 +140,18 @@ fn html_reports_render_in_headless_chromium() {
         run_page.to_str().unwrap(),
         "--quiet",
     ]);
-    // A run with seed 001's counters: the packets-received chart besides.
-    let counters_page = scratch("counters.html");
+    // A flow-model run: its tables and critical path, no series over time (it has no packets).
+    let flow_page = scratch("flow.html");
     netreplay(&[
         "run",
         "--topology",
         "fat-tree:k=4,n=2",
         "--workload",
         "bu:size=1000",
-        "--received-per-cycle",
-        scratch("counters.csv").to_str().unwrap(),
+        "--model",
+        "flow",
         "--html",
-        counters_page.to_str().unwrap(),
+        flow_page.to_str().unwrap(),
         "--quiet",
     ]);
     // A campaign: its report.html beside report.md.
@@ -191,8 +191,8 @@ fn html_reports_render_in_headless_chromium() {
         "the heat map's legend states its scales"
     );
     let cases = [
-        (run_page.clone(), 2),
-        (counters_page, 3),
+        (run_page.clone(), 3),
+        (flow_page, 1),
         (camp.join("report.html"), 2),
         (sweep.join("load-latency.html"), 1),
     ];

@@ -138,12 +138,12 @@ pub(super) struct RunArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(2..=10_000))]
     pub(super) bins: Option<u32>,
     /// Count output-port conflicts and packets received (seed 001 Figs. 10-12): FILE gets the
-    /// packets received and conflicts per cycle over time as CSV (at most --bins rows), the
-    /// JSON report `counters`, and the --html page a chart of them.
+    /// packets received and conflicts per cycle over time as CSV (at most --bins rows), and the
+    /// JSON report `counters`.
     #[arg(long, value_name = "FILE")]
     pub(super) received_per_cycle: Option<PathBuf>,
-    /// Write a self-contained HTML report of the run (tables, link-load heat map, critical
-    /// path) to FILE.
+    /// Write a self-contained HTML report of the run (tables, critical path and, under the flit
+    /// model, the link-load heat map and packets received per cycle) to FILE.
     #[arg(long, value_name = "FILE")]
     pub(super) html: Option<PathBuf>,
     /// Progress on stderr: share of the phits delivered, rate, ETA, simulated cycle.

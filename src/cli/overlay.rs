@@ -36,13 +36,16 @@ pub(super) fn run(args: &RunArgs) -> Result<(RunConfig, RunOptions)> {
     cfg.workload = args.workload.clone().or(cfg.workload);
     cfg.placement = args.placement.clone().or(cfg.placement);
     cfg.seed = args.seed.or(cfg.seed);
+    // The HTML page shows the series over time the model has: the flit model's link load and
+    // packet counters; the flow model's page has its tables alone.
+    let html_series = args.html.is_some() && cfg.network.model.is_flit();
     let options = RunOptions {
         max_memory: args.max_memory,
         progress: args.show.show(),
         timeline: args.timeline.clone(),
-        link_load: args.link_load.is_some() || args.html.is_some(),
+        link_load: args.link_load.is_some() || html_series,
         bins: args.bins.map(|b| b as usize),
-        counters: args.received_per_cycle.is_some(),
+        counters: args.received_per_cycle.is_some() || html_series,
     };
     Ok((cfg, options))
 }
@@ -152,7 +155,7 @@ mod tests {
         assert_eq!(cfg.workload.as_deref(), Some("bu:size=8"));
         assert_eq!(cfg.seed, Some(7));
         assert_eq!(cfg.placement, None);
-        // --html needs the link-load series even without --link-load.
+        // --html needs the link-load series and the counters even without their own flags.
         assert_eq!(
             options,
             RunOptions {
@@ -161,7 +164,7 @@ mod tests {
                 timeline: None,
                 link_load: true,
                 bins: Some(9),
-                counters: false,
+                counters: true,
             }
         );
     }

@@ -7,6 +7,7 @@
 use super::{Replay, check_program, drive};
 use crate::error::{Error, Result};
 use crate::mpi::runtime::Ranks;
+use crate::network::counters::Counters;
 use crate::network::{Consumed, Driver, Outcome, Progress, Step};
 use crate::program::Program;
 
@@ -25,8 +26,14 @@ impl Replay<'_> {
     /// Replays several jobs at once over the shared network; returns the whole run's outcome (its
     /// `messages` count protocol messages too: no MPI statistics are kept across jobs) and the cycle
     /// at which each job completed (its last rank finished and its last message was consumed);
-    /// progress is published into `progress`.
-    pub fn jobs(&self, jobs: &[Job], progress: Option<&Progress>) -> Result<(Outcome, Vec<u64>)> {
+    /// progress is published into `progress`, and the packet counters of the whole run, when asked
+    /// for, into `counters`.
+    pub fn jobs(
+        &self,
+        jobs: &[Job],
+        progress: Option<&Progress>,
+        counters: Option<&mut Counters>,
+    ) -> Result<(Outcome, Vec<u64>)> {
         let nodes = self.network().topology().nodes();
         let mut used = vec![false; nodes as usize];
         let mut rank_node = Vec::new();
@@ -44,8 +51,9 @@ impl Replay<'_> {
         let drivers = jobs.iter().map(|j| Ranks::new(j.program)).collect();
         let starts = jobs.iter().map(|j| j.start).collect();
         let driver = Jobs::new(drivers, starts);
-        let (outcome, driver) =
-            drive(self.network(), driver, self.run(&rank_node, progress, None))?;
+        let mut run = self.run(&rank_node, progress, None);
+        run.counters = counters;
+        let (outcome, driver) = drive(self.network(), driver, run)?;
         let completed = driver
             .completed_at
             .iter()

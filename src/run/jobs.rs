@@ -200,10 +200,11 @@ fn replay_jobs(
         .iter()
         .map(|j| replay::program_phits(j.program, &config.network))
         .sum();
+    let mut counters = options.new_counters();
     let ((outcome, completed), speed) = observe_phits(options, total, &observer, || {
         Speed::measure(
             topo.nodes(),
-            || replay.jobs(&jobs, Some(&observer)),
+            || replay.jobs(&jobs, Some(&observer), counters.as_mut()),
             |(o, _)| o,
         )
     })?;
@@ -232,6 +233,7 @@ fn replay_jobs(
             }
         })
         .collect();
+    let counters = counters.map(|c| c.finish(outcome.completion_cycles));
     Ok(RunReport {
         topology: topo.spec(),
         workload,
@@ -248,6 +250,6 @@ fn replay_jobs(
         jobs: reports,
         critical_path: None,
         link_load: None,
-        counters: None,
+        counters,
     })
 }
