@@ -372,12 +372,14 @@ fn campaign_rows_carry_the_counters_run_reports() {
         .collect();
     let row = |label: &str| rows.iter().find(|r| r["label"] == label).unwrap();
     let (flit, flow) = (row("flit"), row("flow"));
-    const FIELDS: [&str; 5] = [
+    const FIELDS: [&str; 7] = [
         "output_port_conflicts",
         "packets_received",
         "conflicts_per_cycle",
         "received_per_cycle",
         "peak_received_per_cycle",
+        "contested_outputs",
+        "contested_per_cycle",
     ];
     for field in FIELDS {
         assert!(flow.get(field).is_none(), "flow row has {field}: {flow}");

@@ -1,5 +1,6 @@
 //! Seed 001's counters (§V-B, Figs. 10-12) on tiny networks, derived by hand: output-port conflicts
-//! (a head that bid for an output and lost it to another head of the same round) and packets received
+//! (a head that bid for an output and lost it to another head of the same round), contested outputs
+//! (an output two or more heads bid for in one round, counted once) and packets received
 //! over time, under the default model (16-phit packets; a packet crossing L links from an empty network
 //! is consumed L + 16 cycles after it leaves its node).
 
@@ -68,6 +69,9 @@ fn k_heads_for_one_output_make_k_minus_one_conflicts_per_round() {
     assert_eq!((s.output_port_conflicts, s.packets_received), (3, 3));
     assert_eq!((s.conflicts[1], s.conflicts[17]), (2, 1));
     assert_eq!((s.received[19], s.received[35], s.received[51]), (1, 1, 1));
+    // The other reading: one contested output per round, at 1 and 17; the last head bids alone at 33.
+    assert_eq!(s.contested_outputs, 2);
+    assert_eq!((s.contested[1], s.contested[17], s.contested[33]), (1, 1, 0));
 }
 
 /// Packets to different outputs never conflict: node 0 to node 2 and node 1 to node 3 leave router 0 on
@@ -88,6 +92,7 @@ fn no_shared_output_no_conflict() {
     let (o, s) = counted("flattened-butterfly:k=2,n=1,p=1", &program);
     assert_eq!(o.completion_cycles, 19);
     assert_eq!((s.output_port_conflicts, s.packets_received), (0, 2));
+    assert_eq!(s.contested_outputs, 0);
 }
 
 /// In an open-loop point every message is one packet, so the packets received per cycle in the window
@@ -112,4 +117,9 @@ fn open_loop_points_count_in_the_measurement_window() {
     assert!((p.received_per_cycle * 16.0 - p.accepted * nodes).abs() < 1e-9);
     assert!(p.received_ratio > 0.9 && p.received_ratio < 1.1, "{p:?}");
     assert!(p.conflicts_per_cycle > 0.0, "{p:?}");
+    // A contested output has at least one loser: never more contested outputs than conflicts.
+    assert!(
+        p.contested_per_cycle > 0.0 && p.contested_per_cycle <= p.conflicts_per_cycle,
+        "{p:?}"
+    );
 }

@@ -109,6 +109,10 @@ pub struct RowCounters {
     /// Most packets received per cycle in one time bin (`run`'s default bins, as
     /// `run --received-per-cycle` reports it).
     pub peak_received_per_cycle: f64,
+    /// Output channels two or more heads bid for in one round, each counted once.
+    pub contested_outputs: u64,
+    /// `contested_outputs` over the run's cycles.
+    pub contested_per_cycle: f64,
 }
 
 impl From<&CounterSeries> for RowCounters {
@@ -119,6 +123,8 @@ impl From<&CounterSeries> for RowCounters {
             conflicts_per_cycle: s.conflicts_per_cycle,
             received_per_cycle: s.received_per_cycle,
             peak_received_per_cycle: s.peak_received_per_cycle,
+            contested_outputs: s.contested_outputs,
+            contested_per_cycle: s.contested_per_cycle,
         }
     }
 }
@@ -257,6 +263,8 @@ mod tests {
             conflicts_per_cycle: 0.0625,
             received_per_cycle: 0.25,
             peak_received_per_cycle: 0.5,
+            contested_outputs: 2,
+            contested_per_cycle: 0.03125,
         };
         let mut flit = full.clone();
         if let Some(d) = flit.details.as_mut() {
@@ -264,11 +272,11 @@ mod tests {
         }
         let line = serde_json::to_string(&flit).unwrap();
         assert!(
-            line.contains(r#""output_port_conflicts":3,"packets_received":12,"conflicts_per_cycle":0.0625,"received_per_cycle":0.25,"peak_received_per_cycle":0.5"#),
+            line.contains(r#""output_port_conflicts":3,"packets_received":12,"conflicts_per_cycle":0.0625,"received_per_cycle":0.25,"peak_received_per_cycle":0.5,"contested_outputs":2,"contested_per_cycle":0.03125"#),
             "{line}"
         );
         assert_eq!(serde_json::from_str::<RunRecord>(&line).unwrap(), flit);
-        // A line missing one of the five loads without counters, its details intact.
+        // A line missing one of the seven loads without counters, its details intact.
         let partial = line.replace(r#""packets_received":12,"#, "");
         let read: RunRecord = serde_json::from_str(&partial).unwrap();
         assert_eq!(read.details.map(|d| (d.seed, d.counters)), Some((1, None)));

@@ -10,6 +10,12 @@
 //! their destination node) per cycle and their ratio to the packets sent; *received* here counts a
 //! packet when its tail is consumed.
 //!
+//! The paper does not say whether k heads bidding for one output are k - 1 conflicts or one, so both
+//! are counted: *contested outputs* are the output channels that two or more heads bid for in an
+//! allocation round, each counted once. The two readings part where many heads share few outputs
+//! (bit-inversion traffic on a tree routed by destination digits piles four heads on one up-link:
+//! three conflicts, one contested output).
+//!
 //! The engine calls [`Counters::conflict`] and [`Counters::received`] only when a recorder is attached
 //! (an `Option` checked on a lost bid and on a delivery; nothing happens when it is off). Counts are
 //! kept in time bins that start one cycle wide and double when the run outgrows them, as
@@ -25,16 +31,30 @@ pub struct Counters {
     width: u64,
     /// Cycles [start, end) whose counts are also kept apart.
     window: (u64, u64),
-    /// Per kind ([`CONFLICT`], [`RECEIVED`]): the count, the count inside the window, the bins.
-    total: [u64; 2],
-    in_window: [u64; 2],
-    bins: [Vec<u64>; 2],
+    /// Per kind ([`CONFLICT`], [`RECEIVED`], [`CONTESTED`]): the count, the count inside the window,
+    /// the bins.
+    total: [u64; 3],
+    in_window: [u64; 3],
+    bins: [Vec<u64>; 3],
 }
 
 /// Index of the conflicts in [`Counters`]' arrays.
 const CONFLICT: usize = 0;
 /// Index of the packets received.
 const RECEIVED: usize = 1;
+/// Index of the contested outputs.
+const CONTESTED: usize = 2;
+
+/// What the counters saw inside their window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WindowCounts {
+    /// Heads that lost an output to another head of their round.
+    pub conflicts: u64,
+    /// Packets consumed by their destinations.
+    pub received: u64,
+    /// Outputs that two or more heads bid for in one round.
+    pub contested: u64,
+}
 
 /// What the counters recorded over a run: the run report's optional `counters` section.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -47,6 +67,10 @@ pub struct CounterSeries {
     pub conflicts_per_cycle: f64,
     /// `packets_received` over the run's cycles.
     pub received_per_cycle: f64,
+    /// Output channels that two or more heads bid for in one allocation round, each counted once.
+    pub contested_outputs: u64,
+    /// `contested_outputs` over the run's cycles.
+    pub contested_per_cycle: f64,
     /// Most packets received in one bin, per cycle (the peak of the series).
     pub peak_received_per_cycle: f64,
     /// Cycles per bin (a power of two); the last bin may extend past the run's end.
@@ -57,6 +81,8 @@ pub struct CounterSeries {
     pub received: Vec<u64>,
     /// Conflicts in each bin.
     pub conflicts: Vec<u64>,
+    /// Contested outputs in each bin.
+    pub contested: Vec<u64>,
 }
 
 impl Counters {
@@ -67,9 +93,9 @@ impl Counters {
             max_bins,
             width: 1,
             window: (0, u64::MAX),
-            total: [0; 2],
-            in_window: [0; 2],
-            bins: [vec![0; max_bins], vec![0; max_bins]],
+            total: [0; 3],
+            in_window: [0; 3],
+            bins: [vec![0; max_bins], vec![0; max_bins], vec![0; max_bins]],
         }
     }
 
@@ -83,6 +109,12 @@ impl Counters {
     #[inline]
     pub(crate) fn conflict(&mut self, now: u64) {
         self.count(CONFLICT, now);
+    }
+
+    /// Two or more heads bid for one output at cycle `now` (counted once per output and round).
+    #[inline]
+    pub(crate) fn contested(&mut self, now: u64) {
+        self.count(CONTESTED, now);
     }
 
     /// A packet was consumed by its destination at cycle `now`.
@@ -117,9 +149,13 @@ impl Counters {
         (now / self.width) as usize
     }
 
-    /// Conflicts and packets received inside the window.
-    pub fn in_window(&self) -> (u64, u64) {
-        (self.in_window[CONFLICT], self.in_window[RECEIVED])
+    /// What was counted inside the window.
+    pub fn in_window(&self) -> WindowCounts {
+        WindowCounts {
+            conflicts: self.in_window[CONFLICT],
+            received: self.in_window[RECEIVED],
+            contested: self.in_window[CONTESTED],
+        }
     }
 
     /// The series over a run that completed at cycle `completion` (the last bin holds that cycle;
@@ -138,11 +174,14 @@ impl Counters {
             packets_received: self.total[RECEIVED],
             conflicts_per_cycle: self.total[CONFLICT] as f64 / cycles,
             received_per_cycle: self.total[RECEIVED] as f64 / cycles,
+            contested_outputs: self.total[CONTESTED],
+            contested_per_cycle: self.total[CONTESTED] as f64 / cycles,
             peak_received_per_cycle: peak as f64 / self.width as f64,
             bin_cycles: self.width,
             cycles: completion,
             received: self.bins[RECEIVED][..bins].to_vec(),
             conflicts: self.bins[CONFLICT][..bins].to_vec(),
+            contested: self.bins[CONTESTED][..bins].to_vec(),
         }
     }
 }
@@ -161,11 +200,22 @@ mod tests {
         }
         c.conflict(5);
         c.conflict(6);
-        assert_eq!(c.in_window(), (2, 1));
+        c.contested(6);
+        c.contested(9);
+        assert_eq!(
+            c.in_window(),
+            WindowCounts {
+                conflicts: 2,
+                received: 1,
+                contested: 1
+            }
+        );
         let s = c.finish(9);
         assert_eq!(s.bin_cycles, 4);
         assert_eq!(s.received, vec![2, 1, 1]);
         assert_eq!(s.conflicts, vec![0, 2, 0]);
+        assert_eq!(s.contested, vec![0, 1, 1]);
+        assert_eq!(s.contested_outputs, 2);
         assert_eq!((s.packets_received, s.output_port_conflicts), (4, 2));
         assert_eq!(s.peak_received_per_cycle, 0.5);
         // A run ending past the last bin widens the bins: cycle 20 needs width 8 ([16, 24) is bin 2).

@@ -193,6 +193,9 @@ pub struct LoadPoint {
     /// Output-port conflicts per cycle in the measurement window (seed 001 Fig. 10; see
     /// `counters.rs` for what a conflict is).
     pub conflicts_per_cycle: f64,
+    /// Output channels bid for by two or more heads in one round, per cycle in the measurement
+    /// window (the other reading of seed 001 Fig. 10's conflicts; see `counters.rs`).
+    pub contested_per_cycle: f64,
     /// Packets received per cycle in the measurement window (seed 001 Fig. 12).
     pub received_per_cycle: f64,
     /// Packets received in the window over packets generated in it (seed 001 Fig. 11).
@@ -233,7 +236,7 @@ impl Network<'_> {
             engine::Engine::new(topo, model, self.routing.clone(), sources, &identity, seed)
                 .counting(Some(&mut counts))
                 .run()?;
-        let (conflicts, received) = counts.in_window();
+        let seen = counts.in_window();
         let window = params.measure_cycles as f64;
         let s = &sources.stats;
         let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
@@ -261,9 +264,10 @@ impl Network<'_> {
             sample_latencies: s.sample_latencies(),
             cycles: outcome.completion_cycles,
             link_classes: outcome.link_classes,
-            conflicts_per_cycle: conflicts as f64 / window,
-            received_per_cycle: received as f64 / window,
-            received_ratio: received as f64 / s.measured_generated.max(1) as f64,
+            conflicts_per_cycle: seen.conflicts as f64 / window,
+            contested_per_cycle: seen.contested as f64 / window,
+            received_per_cycle: seen.received as f64 / window,
+            received_ratio: seen.received as f64 / s.measured_generated.max(1) as f64,
         })
     }
 }

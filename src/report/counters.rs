@@ -16,6 +16,10 @@ pub fn summary_rows(s: &CounterSeries) -> Vec<Vec<String>> {
             format!("{} / {:.3}", s.output_port_conflicts, s.conflicts_per_cycle),
         ],
         vec![
+            "contested outputs (total / per cycle)".into(),
+            format!("{} / {:.3}", s.contested_outputs, s.contested_per_cycle),
+        ],
+        vec![
             "packets received (total)".into(),
             s.packets_received.to_string(),
         ],
@@ -103,6 +107,9 @@ mod tests {
             cycles: 1000,
             received: vec![50, 400, 0, 100],
             conflicts: vec![0, 1234, 0, 0],
+            contested_outputs: 600,
+            contested_per_cycle: 0.6,
+            contested: vec![0, 600, 0, 0],
         };
         let svg = received_svg(&s);
         assert!(svg.contains("(4 bins of 250 cycles; 550 packets, 1,234 output-port conflicts)"));

@@ -109,13 +109,13 @@ fn load(x: f64) -> f64 {
 /// CSV with one row per point.
 pub fn csv(curves: &[Curve]) -> String {
     let mut t = String::from(
-        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated,conflicts_per_cycle,received_per_cycle,received_ratio\n",
+        "topology,traffic,routing,offered,generated,accepted,mean_latency,max_latency,mean_hops,packets_measured,saturated,conflicts_per_cycle,received_per_cycle,received_ratio,contested_per_cycle\n",
     );
     for c in curves {
         for p in &c.points {
             let _ = writeln!(
                 t,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 super::csv_field(&c.topology),
                 super::csv_field(&c.traffic),
                 super::csv_field(c.routing.name()),
@@ -129,7 +129,8 @@ pub fn csv(curves: &[Curve]) -> String {
                 p.saturated,
                 p.conflicts_per_cycle,
                 p.received_per_cycle,
-                p.received_ratio
+                p.received_ratio,
+                p.contested_per_cycle
             );
         }
     }
@@ -329,6 +330,7 @@ mod plot_tests {
             cycles: 10_000,
             link_classes: Vec::new(),
             conflicts_per_cycle: 0.0,
+            contested_per_cycle: 0.0,
             received_per_cycle: 0.0,
             received_ratio: 0.0,
         }

@@ -127,18 +127,27 @@ impl RealTime {
 }
 
 /// The series as CSV: one row per bin, `bin_start,bin_cycles,packets_received,received_per_cycle,
-/// conflicts,conflicts_per_cycle`.
+/// conflicts,conflicts_per_cycle,contested,contested_per_cycle`.
 pub fn counters_csv(s: &crate::network::counters::CounterSeries) -> String {
     let mut out = String::from(
-        "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n",
+        "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle,\
+         contested,contested_per_cycle\n",
     );
     let w = s.bin_cycles;
-    for (i, (&r, &c)) in s.received.iter().zip(&s.conflicts).enumerate() {
+    let per_cycle = |n: u64| n as f64 / w as f64;
+    for (i, ((&r, &c), &o)) in s
+        .received
+        .iter()
+        .zip(&s.conflicts)
+        .zip(&s.contested)
+        .enumerate()
+    {
         out += &format!(
-            "{},{w},{r},{},{c},{}\n",
+            "{},{w},{r},{},{c},{},{o},{}\n",
             i as u64 * w,
-            r as f64 / w as f64,
-            c as f64 / w as f64
+            per_cycle(r),
+            per_cycle(c),
+            per_cycle(o)
         );
     }
     out
@@ -148,7 +157,8 @@ pub fn counters_csv(s: &crate::network::counters::CounterSeries) -> String {
 mod tests {
     use super::*;
 
-    /// Two 4-cycle bins: 2 packets and 1 conflict, then 1 packet: rates are per cycle of the bin.
+    /// Two 4-cycle bins: 2 packets, 1 conflict and its contested output, then 1 packet: rates are
+    /// per cycle of the bin.
     #[test]
     fn counters_csv_has_a_row_per_bin() {
         let s = crate::network::counters::CounterSeries {
@@ -161,11 +171,15 @@ mod tests {
             cycles: 8,
             received: vec![2, 1],
             conflicts: vec![1, 0],
+            contested_outputs: 1,
+            contested_per_cycle: 0.125,
+            contested: vec![1, 0],
         };
         assert_eq!(
             counters_csv(&s),
-            "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle\n\
-             0,4,2,0.5,1,0.25\n4,4,1,0.25,0,0\n"
+            "bin_start,bin_cycles,packets_received,received_per_cycle,conflicts,conflicts_per_cycle,\
+             contested,contested_per_cycle\n\
+             0,4,2,0.5,1,0.25,1,0.25\n4,4,1,0.25,0,0,0,0\n"
         );
     }
 

@@ -13,15 +13,28 @@ use super::{Destinations, TrafficPattern, table};
 use crate::error::{Error, Result};
 use crate::spec::Entry;
 
-/// Registry line for `bit-complement`.
+/// Registry line for `bit-complement`. `bits=B` complements the low B address bits only, so each
+/// node sends within its block of 2^B nodes: seed 001's "bit-inversion of the node address" read as
+/// the address within a MiKANT group (`bits` = log2 of the group's nodes) rather than the whole
+/// machine's; see `results/seed001-fig10-12/README.md`.
 pub const COMPLEMENT: Entry<Box<dyn TrafficPattern>> = Entry {
     name: "bit-complement",
-    keys: &[],
-    help: "complement of every address bit (complement, bit-inversion)",
-    build: |_| {
-        Ok(Box::new(BitPermutation::new("bit-complement", |src, _| {
-            !src
-        })))
+    keys: &["bits"],
+    help: "complement of every address bit (complement, bit-inversion); bits=B: of the low B bits only",
+    build: |p| {
+        let low_bits = match p.raw("bits") {
+            None => None,
+            Some(v) => Some(
+                v.parse::<u32>()
+                    .ok()
+                    .filter(|b| (1..=31).contains(b))
+                    .ok_or_else(|| p.invalid(format!("bits={v} must be a whole number in 1..=31")))?,
+            ),
+        };
+        Ok(Box::new(BitPermutation {
+            low_bits,
+            ..BitPermutation::new("bit-complement", |src, _| !src)
+        }))
     },
 };
 
@@ -82,25 +95,45 @@ fn address_bits(pattern: &str, nodes: u32) -> Result<u32> {
 }
 
 /// A permutation of address bits; `map(src, bits)` may set bits above `bits`, which are masked off.
+/// With `low_bits`, only the low bits it names take the map's value; the others keep the source's.
 #[derive(Debug, Clone, Copy)]
 pub struct BitPermutation {
     name: &'static str,
     map: fn(u32, u32) -> u32,
+    low_bits: Option<u32>,
 }
 
 impl BitPermutation {
     fn new(name: &'static str, map: fn(u32, u32) -> u32) -> Self {
-        BitPermutation { name, map }
+        BitPermutation {
+            name,
+            map,
+            low_bits: None,
+        }
     }
 }
 
 impl TrafficPattern for BitPermutation {
     fn spec(&self) -> String {
-        self.name.into()
+        match self.low_bits {
+            Some(b) => format!("{}:bits={b}", self.name),
+            None => self.name.into(),
+        }
     }
     fn bind(&self, nodes: u32, _seed: u64) -> Result<Destinations> {
         let bits = address_bits(self.name, nodes)?;
         let space = 1u64 << bits;
+        let kept = match self.low_bits {
+            Some(b) if b > bits => {
+                return Err(Error::Invalid(format!(
+                    "traffic `{}`: bits={b} is more than the {bits} address bits of {nodes} nodes",
+                    self.spec()
+                )));
+            }
+            // The bits above the low ones stay the source's.
+            Some(b) => (space - 1) & !((1u64 << b) - 1),
+            None => 0,
+        };
         if self.name == "transpose" && bits % 2 == 1 {
             return Err(Error::Invalid(format!(
                 "traffic `transpose` swaps address halves and needs an even number of address bits; {nodes} nodes run on {space} addresses ({bits} bits)"
@@ -110,7 +143,8 @@ impl TrafficPattern for BitPermutation {
         Ok(table(
             (0..nodes)
                 .map(|src| {
-                    let dest = u64::from((self.map)(src, bits)) & (space - 1);
+                    let mapped = u64::from((self.map)(src, bits)) & (space - 1);
+                    let dest = (mapped & !kept) | (u64::from(src) & kept);
                     if u64::from(src) >= space || dest >= u64::from(nodes) {
                         src
                     } else {

@@ -74,6 +74,18 @@ mod tests {
     #[test]
     fn deterministic_patterns_on_16_nodes() {
         assert_eq!(dests("bit-complement", 16)[..4], [15, 14, 13, 12]);
+        // The low two bits only: within blocks of four.
+        assert_eq!(dests("bit-complement:bits=2", 16)[..8], [3, 2, 1, 0, 7, 6, 5, 4]);
+        assert_eq!(dests("bit-complement:bits=4", 16), dests("bit-complement", 16));
+        assert_eq!(
+            build("bit-complement:bits=2").unwrap().spec(),
+            "bit-complement:bits=2"
+        );
+        for bad in ["bit-complement:bits=0", "bit-complement:bits=x"] {
+            assert!(build(bad).is_err(), "{bad}");
+        }
+        let too_many = build("bit-complement:bits=5").unwrap().bind(16, 1);
+        assert!(too_many.is_err_and(|e| e.to_string().contains("4 address bits")));
         assert_eq!(dests("bit-reversal", 16)[..4], [0, 8, 4, 12]);
         assert_eq!(dests("shuffle", 16)[..4], [0, 2, 4, 6]);
         assert_eq!(dests("shuffle", 16)[8], 1);

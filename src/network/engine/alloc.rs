@@ -171,9 +171,14 @@ impl<D: Driver> Engine<'_, D> {
             self.dirty.clear();
             for i in 0..self.proposals.len() {
                 let (b, cand, alone) = self.proposals[i];
-                let won = self.chans[cand.channel as usize].pick == i as u32;
-                if let (false, Some(c)) = (won, self.counters.as_deref_mut()) {
-                    c.conflict(self.now);
+                let chan = &self.chans[cand.channel as usize];
+                let (won, contested) = (chan.pick == i as u32, chan.bids > 1);
+                if let Some(c) = self.counters.as_deref_mut() {
+                    if !won {
+                        c.conflict(self.now);
+                    } else if contested {
+                        c.contested(self.now);
+                    }
                 }
                 if won {
                     self.chans[cand.channel as usize].rr_last = b;
