@@ -61,6 +61,7 @@ fn curve(c: StoredCurve) -> Curve {
                 // Not drawn: the pages show latency, load, hops and packets.
                 link_classes: Vec::new(),
                 conflicts_per_cycle: 0.0,
+                contested_per_cycle: 0.0,
                 received_per_cycle: 0.0,
                 received_ratio: 0.0,
             })

@@ -71,7 +71,10 @@ fn k_heads_for_one_output_make_k_minus_one_conflicts_per_round() {
     assert_eq!((s.received[19], s.received[35], s.received[51]), (1, 1, 1));
     // The other reading: one contested output per round, at 1 and 17; the last head bids alone at 33.
     assert_eq!(s.contested_outputs, 2);
-    assert_eq!((s.contested[1], s.contested[17], s.contested[33]), (1, 1, 0));
+    assert_eq!(
+        (s.contested[1], s.contested[17], s.contested[33]),
+        (1, 1, 0)
+    );
 }
 
 /// Packets to different outputs never conflict: node 0 to node 2 and node 1 to node 3 leave router 0 on

@@ -28,7 +28,9 @@ pub const COMPLEMENT: Entry<Box<dyn TrafficPattern>> = Entry {
                 v.parse::<u32>()
                     .ok()
                     .filter(|b| (1..=31).contains(b))
-                    .ok_or_else(|| p.invalid(format!("bits={v} must be a whole number in 1..=31")))?,
+                    .ok_or_else(|| {
+                        p.invalid(format!("bits={v} must be a whole number in 1..=31"))
+                    })?,
             ),
         };
         Ok(Box::new(BitPermutation {

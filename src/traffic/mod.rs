@@ -75,8 +75,14 @@ mod tests {
     fn deterministic_patterns_on_16_nodes() {
         assert_eq!(dests("bit-complement", 16)[..4], [15, 14, 13, 12]);
         // The low two bits only: within blocks of four.
-        assert_eq!(dests("bit-complement:bits=2", 16)[..8], [3, 2, 1, 0, 7, 6, 5, 4]);
-        assert_eq!(dests("bit-complement:bits=4", 16), dests("bit-complement", 16));
+        assert_eq!(
+            dests("bit-complement:bits=2", 16)[..8],
+            [3, 2, 1, 0, 7, 6, 5, 4]
+        );
+        assert_eq!(
+            dests("bit-complement:bits=4", 16),
+            dests("bit-complement", 16)
+        );
         assert_eq!(
             build("bit-complement:bits=2").unwrap().spec(),
             "bit-complement:bits=2"
