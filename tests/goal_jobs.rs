@@ -46,6 +46,21 @@ fn samples() -> [(&'static str, Vec<Vec<u32>>); 3] {
     ]
 }
 
+/// The two schedules the samples merge, as `[[jobs]]` placed one after the other.
+fn two_jobs() -> RunConfig {
+    RunConfig {
+        topology: Some(TOPOLOGY.into()),
+        jobs: ["binary_tree_16.goal", "dissemination_16.goal"]
+            .iter()
+            .map(|f| JobConfig {
+                workload: format!("trace:file={}", path("goal", f)),
+                ..JobConfig::default()
+            })
+            .collect(),
+        ..RunConfig::default()
+    }
+}
+
 fn run(workload: &str) -> netreplay::run::RunReport {
     execute(&RunConfig {
         topology: Some(TOPOLOGY.into()),
@@ -110,18 +125,7 @@ fn a_merged_run_reports_each_job_as_jobs_do() {
         "trace:file={},jobs=connected",
         path("goal-merge", "packed.goal")
     ));
-    let separate = execute(&RunConfig {
-        topology: Some(TOPOLOGY.into()),
-        jobs: ["binary_tree_16.goal", "dissemination_16.goal"]
-            .iter()
-            .map(|f| JobConfig {
-                workload: format!("trace:file={}", path("goal", f)),
-                ..JobConfig::default()
-            })
-            .collect(),
-        ..RunConfig::default()
-    })
-    .unwrap();
+    let separate = execute(&two_jobs()).unwrap();
     assert_eq!(
         packed.outcome.completion_cycles,
         separate.outcome.completion_cycles
@@ -151,18 +155,7 @@ fn shared_runs_count_packets_received() {
         )),
         ..RunConfig::default()
     };
-    let separate = RunConfig {
-        topology: Some(TOPOLOGY.into()),
-        jobs: ["binary_tree_16.goal", "dissemination_16.goal"]
-            .iter()
-            .map(|f| JobConfig {
-                workload: format!("trace:file={}", path("goal", f)),
-                ..JobConfig::default()
-            })
-            .collect(),
-        ..RunConfig::default()
-    };
-    for config in [merged, separate] {
+    for config in [merged, two_jobs()] {
         let plain = execute(&config).unwrap();
         let counted = execute_with(&config, &counting).unwrap();
         assert!(plain.counters.is_none());
