@@ -197,8 +197,11 @@ pub fn sweep_with(cfg: &SweepConfig, options: &SweepOptions) -> Result<Vec<Curve
     };
     let points = crate::report::progress::observe(
         options.progress,
-        jobs.len() as u64,
-        "points",
+        (
+            jobs.len() as u64,
+            "points",
+            crate::report::progress::Rate::SinceStart,
+        ),
         || {
             let done = finished.load(std::sync::atomic::Ordering::Relaxed);
             (done, format!("{} curves", curves.len()))

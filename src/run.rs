@@ -192,8 +192,7 @@ fn observe_phits<T>(
 ) -> T {
     crate::report::progress::observe(
         options.progress,
-        total,
-        "phits",
+        (total, "phits", crate::report::progress::Rate::Windowed),
         || {
             let (cycle, delivered) = observer.read();
             (

@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use index::Weights;
 pub use record::{RunDetails, RunRecord};
@@ -360,6 +361,13 @@ fn largest_first(runs: &mut [Planned]) {
     runs.sort_by_key(|r| (std::cmp::Reverse(r.size), r.index));
 }
 
+/// A run's weight in a campaign's progress: its message size plus 1 KB (a run's time grows about in
+/// proportion to its size, and even a 10-byte run builds its network and program); a trace run
+/// weighs as the campaign's largest size.
+fn run_weight(run: &Planned, largest: u64) -> u64 {
+    run.size.unwrap_or(largest).saturating_add(1000)
+}
+
 /// Threads for `requested` simulations at once: at least 1 and at most the machine's available
 /// parallelism (each run is single-threaded; more threads only share the cores and add memory).
 pub fn threads(requested: usize) -> usize {
@@ -414,7 +422,7 @@ pub fn run_campaign(
     shard: Option<Shard>,
     show: crate::report::progress::Show,
 ) -> Result<Progress> {
-    use crate::report::progress::{Show, count, observe};
+    use crate::report::progress::{Rate, Show, count, observe};
     std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
     // Held until every run of this invocation is appended.
     let _lock = lock::DirLock::acquire(dir)?;
@@ -439,14 +447,24 @@ pub fn run_campaign(
             count(mine.len() as u64, "runs")
         );
     }
-    let finished = std::sync::atomic::AtomicU64::new(0);
+    // Progress counts runs weighted by their share of the work, so that the ETA holds while the
+    // long runs go first.
+    let largest = todo.iter().filter_map(|r| r.size).max().unwrap_or(0);
+    let total_weight: u64 = todo.iter().map(|r| run_weight(r, largest)).sum();
+    let (finished, finished_weight) = (AtomicU64::new(0), AtomicU64::new(0));
     let last = Mutex::new(String::new());
     let read = || {
-        let done = finished.load(std::sync::atomic::Ordering::Relaxed);
+        let done = finished.load(Ordering::Relaxed);
+        let weight = finished_weight.load(Ordering::Relaxed);
+        let share = weight as f64 / total_weight.max(1) as f64;
         let last = last.lock().unwrap_or_else(|p| p.into_inner());
-        (done, format!("last: {last}"))
+        (
+            (share * todo.len() as f64).floor() as u64,
+            format!("{done} finished, last: {last}"),
+        )
     };
-    observe(show, todo.len() as u64, "runs", read, || {
+    let work = (todo.len() as u64, "runs", Rate::SinceStart);
+    observe(show, work, read, || {
         pool.install(|| {
             // One shared queue in that order: each thread takes the next run when it finishes one.
             todo.iter().par_bridge().try_for_each(|run| -> Result<()> {
@@ -469,7 +487,8 @@ pub fn run_campaign(
                 }
                 *last.lock().unwrap_or_else(|p| p.into_inner()) =
                     format!("{} {}", run.label, run.workload);
-                finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                finished_weight.fetch_add(run_weight(run, largest), Ordering::Relaxed);
+                finished.fetch_add(1, Ordering::Relaxed);
                 Ok(())
             })
         })
@@ -562,5 +581,9 @@ mod tests {
         assert_eq!(sizes[175], None);
         assert!(sizes[..175].windows(2).all(|w| w[0] >= w[1]));
         assert!(runs[..35].windows(2).all(|w| w[0].index < w[1].index));
+        // Progress weighs a run as its size plus 1 KB; a trace as the largest size.
+        assert_eq!(run_weight(&runs[0], 100_000), 101_000);
+        assert_eq!(run_weight(&runs[175], 100_000), 101_000);
+        assert_eq!(run_weight(&runs[174], 100_000), 1_010);
     }
 }

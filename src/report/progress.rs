@@ -2,11 +2,13 @@
 //! seconds when `--progress` asks for it on a pipe or file, nothing with `--quiet`. The work runs on
 //! the calling thread; a scoped thread polls what it publishes.
 //!
-//! Both show the same fields: the share of the work done, its rate over the last
-//! [`RATE_WINDOW`], and the time left at that rate (ETA), shown only once the estimate means
-//! something: after [`ETA_AFTER_SHARE`] of the work and [`ETA_AFTER`] of wall time. A run's work is
-//! its phits delivered of all it will deliver (`replay::program_phits`), so progress follows the
-//! simulated traffic, not the clock of the simulated machine.
+//! Both show the same fields: the share of the work done, its rate, and the time left at that rate
+//! (ETA), shown only once the estimate means something: after [`ETA_AFTER_SHARE`] of the work and
+//! [`ETA_AFTER`] of wall time. A run's work is its phits delivered of all it will deliver
+//! (`replay::program_phits`), so progress follows the simulated traffic, not the clock of the
+//! simulated machine; its rate is over the last [`RATE_WINDOW`]. Work credited only when a piece
+//! ends (a sweep's points, a campaign's runs) is rated over the whole time since the start
+//! ([`Rate::SinceStart`]): a window shorter than a piece would see no work at all.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::VecDeque;
@@ -96,33 +98,53 @@ pub fn duration(secs: f64) -> String {
     }
 }
 
+/// Over what time the rate of the work is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rate {
+    /// The last [`RATE_WINDOW`]: work that moves continuously (a run's phits).
+    Windowed,
+    /// Everything since the start: work credited in pieces as they end.
+    SinceStart,
+}
+
 /// The rate of the work and the time left, from samples of the work done.
 #[derive(Debug)]
 pub struct Estimate {
     total: u64,
     start: Instant,
+    rate: Rate,
     samples: VecDeque<(Instant, u64)>,
 }
 
 impl Estimate {
-    /// An estimate for `total` units of work starting at `start`.
+    /// An estimate for `total` units of work starting at `start`, rated over [`RATE_WINDOW`].
     pub fn new(total: u64, start: Instant) -> Estimate {
+        Estimate::rated(total, start, Rate::Windowed)
+    }
+
+    /// An estimate for `total` units of work starting at `start`, rated as `rate` says.
+    pub fn rated(total: u64, start: Instant, rate: Rate) -> Estimate {
         Estimate {
             total,
             start,
+            rate,
             samples: VecDeque::from([(start, 0)]),
         }
     }
 
     /// Records that `done` units were done at `now`.
     pub fn sample(&mut self, now: Instant, done: u64) {
+        if self.rate == Rate::SinceStart && self.samples.len() == 2 {
+            // The start and the latest sample are all the rate needs.
+            self.samples.pop_back();
+        }
         self.samples.push_back((now, done));
         while self.samples.len() > 2 && now.duration_since(self.samples[1].0) >= RATE_WINDOW {
             self.samples.pop_front();
         }
     }
 
-    /// Units per second over the window, if any time passed.
+    /// Units per second over the window (or since the start), if any time passed.
     pub fn rate(&self) -> Option<f64> {
         let (&(t0, d0), &(t1, d1)) = (self.samples.front()?, self.samples.back()?);
         let secs = t1.duration_since(t0).as_secs_f64();
@@ -168,11 +190,10 @@ impl Estimate {
 }
 
 /// Runs `work` while showing `read()` (units done, a note) against `total` units of `unit` (a
-/// plural noun).
+/// plural noun), their rate measured as `rate` says.
 pub fn observe<T>(
     show: Show,
-    total: u64,
-    unit: &str,
+    (total, unit, rate): (u64, &str, Rate),
     read: impl Fn() -> (u64, String) + Sync,
     work: impl FnOnce() -> T,
 ) -> T {
@@ -183,7 +204,7 @@ pub fn observe<T>(
     std::thread::scope(|s| {
         s.spawn(|| {
             let start = Instant::now();
-            let mut estimate = Estimate::new(total, start);
+            let mut estimate = Estimate::rated(total, start, rate);
             let bar = if show == Show::Bar {
                 ProgressBar::new(total)
             } else {
@@ -277,5 +298,13 @@ mod tests {
         }
         assert_eq!(e.rate(), Some(30.0));
         assert_eq!(e.eta(), Some(500.0 / 30.0));
+        // Rated since the start, the same samples give 500 in 20 s: 25 per second.
+        let mut e = Estimate::rated(1000, t0, Rate::SinceStart);
+        for (t, d) in [(4, 100), (10, 200), (14, 300), (20, 500)] {
+            e.sample(t0 + s(t), d);
+        }
+        assert_eq!(e.rate(), Some(25.0));
+        assert_eq!(e.eta(), Some(20.0));
+        assert_eq!(e.samples.len(), 2);
     }
 }
