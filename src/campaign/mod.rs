@@ -414,7 +414,8 @@ fn run_options(rc: &RunConfig) -> run::RunOptions {
 }
 
 /// Runs (the rest of) a campaign into `dir` on `jobs` threads (capped by [`threads`]), with its
-/// progress on stderr as `show` says (the run count up front, then runs done, rate and ETA).
+/// progress on stderr as `show` says (the run count up front, then the share of the work done with
+/// runs weighed by [`run_weight`], rate, ETA and runs finished).
 pub fn run_campaign(
     cfg: &CampaignConfig,
     dir: &Path,
