@@ -38,6 +38,7 @@ def table(model, places, title):
 
 for model in [m for m in ["flow", "flit"] if any(k[0] == m for k in t)]:
     table(model, ["consecutive"], f"{model} model, consecutive placement (switches 0-15)")
-    table(model, randoms, f"{model} model, random placement, mean over {', '.join(randoms)}")
+    if randoms:
+        table(model, randoms, f"{model} model, random placement, mean over {', '.join(randoms)}")
     for p in randoms:
         table(model, [p], f"{model} model, {p}")
