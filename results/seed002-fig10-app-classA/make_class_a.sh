@@ -4,8 +4,9 @@
 # (smpicc, smpiff, smpirun), gfortran, git, bc and zstd. Run from the repository root:
 #   sh results/seed002-fig10-app-classA/make_class_a.sh WORKDIR
 # WORKDIR (outside git) receives the sources, binaries and raw traces; the compressed traces are
-# written into traces/. Each run is serialised on one core; on two shared cores all nine took about
-# 6 minutes (timings in results/seed002-fig10-app-classA/README.md).
+# written into traces/. Each run is serialised on one core; the nine took 3.5 minutes of tracing on
+# two shared cores (timings in traces/simgrid/npb3.3-classA/README.md). The sha256 sums it prints
+# differ from SHA256SUMS, since the compute times are measured anew.
 set -eu
 W=$(realpath -m "${1:?usage: make_class_a.sh WORKDIR}")
 R=$(pwd)
