@@ -7,7 +7,7 @@ set -eu
 bin=${NETREPLAY:-target/release/netreplay}
 dir=$(dirname "$0")
 python3 "$dir/../seed002-fig10-app/torus16x8.py" > "$dir/../seed002-fig10-app/torus16x8.graph"
-"$bin" campaign configs/seed002-app-classA.toml --out "$dir/campaign" --jobs 1 --quiet > /dev/null
-"$bin" campaign configs/seed002-app-classA-flit.toml --out "$dir/campaign-flit" --jobs 1 --quiet > /dev/null
+"$bin" campaign results/seed002-fig10-app-classA/campaign.toml --out "$dir/campaign" --jobs 1 --quiet > /dev/null
+"$bin" campaign results/seed002-fig10-app-classA/campaign-flit.toml --out "$dir/campaign-flit" --jobs 1 --quiet > /dev/null
 python3 "$dir/../seed002-fig10-app/table.py" "$dir/campaign/results.jsonl" > "$dir/table.md"
 python3 "$dir/../seed002-fig10-app/table.py" "$dir/campaign-flit/results.jsonl" > "$dir/table-flit.md"
