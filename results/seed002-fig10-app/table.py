@@ -2,6 +2,8 @@
 completion time over the network's under the same model and placement (= Mop/s relative to the
 torus, higher is better), "Ave" the arithmetic mean over the benchmarks as in the figure. Labels are
 "NETWORK / MODEL / PLACEMENT"; the random placements are also averaged (mean of the per-seed ratios).
+Benchmarks are named by their trace file, NAME.CLASS.16.txt (class S, A or Himeno's size M); only
+the models the campaign ran are tabulated.
     python3 results/seed002-fig10-app/table.py results/seed002-fig10-app/campaign/results.jsonl"""
 import json
 import re
@@ -11,7 +13,7 @@ from statistics import mean
 t = {}
 for line in open(sys.argv[1]):
     r = json.loads(line)
-    bench = re.search(r"/(\w+)\.S\.16\.txt", r["workload"]).group(1).upper()
+    bench = re.search(r"/(\w+)\.[SAM]\.16\.txt", r["workload"]).group(1).upper()
     net, model, place = r["label"].split(" / ")
     t[(model, place, bench, net)] = r["completion_cycles"]
 nets = ["DSN-F", "DSN-F minimal", "DSN", "2-D torus", "DLN"]
@@ -34,8 +36,9 @@ def table(model, places, title):
         print(f"| {b} | {ref} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
 
 
-for model in ["flow", "flit"]:
+for model in [m for m in ["flow", "flit"] if any(k[0] == m for k in t)]:
     table(model, ["consecutive"], f"{model} model, consecutive placement (switches 0-15)")
-    table(model, randoms, f"{model} model, random placement, mean over {', '.join(randoms)}")
+    if randoms:
+        table(model, randoms, f"{model} model, random placement, mean over {', '.join(randoms)}")
     for p in randoms:
         table(model, [p], f"{model} model, {p}")

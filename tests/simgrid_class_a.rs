@@ -1,0 +1,58 @@
+//! The class A NPB and Himeno SimGrid TI traces of seed 002 §VI (Fig. 10) read with the counts their
+//! own text gives: `traces/simgrid/npb3.3-classA/` and `traces/simgrid/himeno/`, made by
+//! `results/seed002-fig10-app-classA/make_class_a.sh`. The expected figures were counted from the
+//! decompressed rank files line by line (action names, element count x datatype size, the `compute`
+//! flops), independently of netreplay's reader.
+
+use netreplay::trace::{self, ReadOptions, check, simgrid};
+use std::path::Path;
+
+/// The trace's summary as `trace check` gives it, read with `opts`.
+fn summary(path: &str, opts: &ReadOptions) -> check::TraceCheck {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let p = trace::read_any(&path, opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    check::check(&p).unwrap()
+}
+
+/// MG class A on 16 ranks: 11,024 blocking sends of MPI_DOUBLE (datatype 0, 8 bytes) totalling
+/// 206,992,128 bytes, as many receives, 23,183 `compute` actions of 2,909,202,998 flops (one
+/// cycle each at the default one flop per cycle), and 1,408 + 112 + 96 + 16 collective actions
+/// over the 16 ranks (88 all-reduces, 7 broadcasts, 6 barriers and 1 reduce per rank).
+#[test]
+fn mg_class_a_has_the_counts_of_its_text() {
+    let c = summary(
+        "traces/simgrid/npb3.3-classA/mg.A.16/mg.A.16.txt",
+        &ReadOptions::default(),
+    );
+    assert_eq!(c.ranks, 16);
+    assert!(c.ok, "{:?}", c.problems);
+    let calls = c.calls.expect("read from the trace, not a cache");
+    let send = calls.point_to_point["send"];
+    assert_eq!((send.calls, send.bytes), (11_024, 206_992_128));
+    assert_eq!(calls.point_to_point.len(), 1, "only blocking sends");
+    assert_eq!((calls.receives, calls.self_messages), (11_024, 0));
+    assert_eq!((c.computations, c.compute_cycles), (23_183, 2_909_202_998));
+}
+
+/// Himeno size M on 2 x 2 x 4 ranks, 103 Jacobi iterations: 5,768 isends (28 neighbour pairs x 2
+/// directions x 103) of one MPI vector type each, written with datatype id -1 and sized here 16,900
+/// bytes (65 x 65 floats), and 2,236,863,397 flops of `compute`. Without a size for id -1 the trace
+/// is refused with the option to give.
+#[test]
+fn himeno_needs_and_takes_its_vector_size() {
+    let path = "traces/simgrid/himeno/himeno.M.16/himeno.M.16.txt";
+    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    let err = trace::read_any(&full, &ReadOptions::default()).unwrap_err();
+    assert!(err.to_string().contains("dtsize=-1:BYTES"), "{err}");
+
+    let mut opts = ReadOptions::default();
+    opts.units.derived = simgrid::DerivedSizes::parse("-1:16900").unwrap();
+    let c = summary(path, &opts);
+    assert_eq!(c.ranks, 16);
+    assert!(c.ok, "{:?}", c.problems);
+    let calls = c.calls.expect("read from the trace, not a cache");
+    let isend = calls.point_to_point["isend"];
+    assert_eq!((isend.calls, isend.bytes), (5_768, 5_768 * 16_900));
+    assert_eq!((calls.receives, calls.wildcard_receives), (5_768, 0));
+    assert_eq!(c.compute_cycles, 2_236_863_397);
+}
