@@ -33,13 +33,17 @@ pub fn check_names(cfg: &CampaignConfig) -> Result<()> {
 
 /// Every generated workload can run with the rank count it gets on every candidate (`ranks`, the
 /// spec's own `ranks=`, else the candidate's node count): `bu` needs a power of two, the meshes a
-/// square or a cube.
+/// square or a cube. Each workload is built once (a trace is read once, not once per candidate).
 pub fn check_ranks(cfg: &CampaignConfig) -> Result<()> {
-    for c in &cfg.candidates {
-        let nodes = crate::topology::build(&c.topology)?.nodes();
-        for (w, size) in cfg.cells() {
-            let spec = cfg.workload_spec(&w, size)?;
-            let wl = crate::workload::build(&spec)?;
+    let nodes = cfg
+        .candidates
+        .iter()
+        .map(|c| Ok(crate::topology::build(&c.topology)?.nodes()))
+        .collect::<Result<Vec<u32>>>()?;
+    for (w, size) in cfg.cells() {
+        let spec = cfg.workload_spec(&w, size)?;
+        let wl = crate::workload::build(&spec)?;
+        for (c, &nodes) in cfg.candidates.iter().zip(&nodes) {
             let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(nodes);
             if ranks > nodes {
                 return Err(Error::Invalid(format!(
