@@ -3,6 +3,24 @@
 
 use super::*;
 
+/// Packets the FIFO of buffer `b` holds, by its class: switch input queues below `inj_base` hold
+/// `input`, node injection queues (below `out_base`) none (a node's packets wait in its message
+/// queue), output queues `output`.
+#[inline]
+pub(super) fn class_fifo_cap(
+    b: u32,
+    (inj_base, out_base): (u32, u32),
+    (input, output): (u16, u16),
+) -> u16 {
+    if b < inj_base {
+        input
+    } else if b < out_base {
+        0
+    } else {
+        output
+    }
+}
+
 impl<D: Driver> Engine<'_, D> {
     // ---- buffers ----
 
@@ -30,13 +48,11 @@ impl<D: Driver> Engine<'_, D> {
     /// Packets buffer `b`'s FIFO holds: every buffer of a class holds the same.
     #[inline]
     pub(super) fn fifo_cap(&self, b: u32) -> u16 {
-        if b < self.inj_base {
-            self.input_fifo_cap
-        } else if b < self.out_base {
-            0
-        } else {
-            self.output_fifo_cap
-        }
+        class_fifo_cap(
+            b,
+            (self.inj_base, self.out_base),
+            (self.input_fifo_cap, self.output_fifo_cap),
+        )
     }
 
     /// Whether the front packet of buffer `b` is routed by now, read from its packet.

@@ -126,6 +126,7 @@ impl<D: Driver> Engine<'_, D> {
             scratch: &mut self.route_scratch,
             output_queues: self.output_queues,
             xbar_base: self.xbar_base,
+            inj_base: self.inj_base,
             out_base: self.out_base,
             queue_packets: (self.input_fifo_cap, self.output_fifo_cap),
             vcs: self.vcs,
@@ -153,6 +154,7 @@ struct View<'e> {
     scratch: &'e mut Vec<RouteChoice>,
     output_queues: bool,
     xbar_base: u32,
+    inj_base: u32,
     out_base: u32,
     /// Packets an input queue and an output queue hold.
     queue_packets: (u16, u16),
@@ -209,8 +211,11 @@ impl NetView for View<'_> {
                     SINK | NOWHERE => 0,
                     down => {
                         let d = down + c.vc * self.copies;
-                        let (input, output) = self.queue_packets;
-                        let cap = if d >= self.out_base { output } else { input };
+                        let cap = super::alloc::class_fifo_cap(
+                            d,
+                            (self.inj_base, self.out_base),
+                            self.queue_packets,
+                        );
                         u32::from(cap) * self.packet_phits - self.bufs[d as usize].free
                     }
                 };
