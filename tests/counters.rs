@@ -52,11 +52,14 @@ fn counted(spec: &str, program: &Program) -> (Outcome, CounterSeries) {
 fn two_packets_for_one_output_make_one_conflict() {
     let (o, s) = counted("flattened-butterfly:k=2,n=1,p=2", &many_to_one(2));
     assert_eq!(o.completion_cycles, 35);
-    assert_eq!((s.output_port_conflicts, s.packets_received), (2 - 1, 2));
+    assert_eq!(
+        (s.totals.output_port_conflicts, s.totals.packets_received),
+        (2 - 1, 2)
+    );
     assert_eq!(s.bin_cycles, 1);
     assert_eq!((s.received[19], s.received[35]), (1, 1));
     assert_eq!(s.conflicts[1], 1);
-    assert_eq!(s.received_per_cycle, 2.0 / 35.0);
+    assert_eq!(s.totals.received_per_cycle, 2.0 / 35.0);
 }
 
 /// Three senders on router 0 (`p=3`): three heads bid at cycle 1 (two conflicts); the two losers wait
@@ -66,11 +69,14 @@ fn two_packets_for_one_output_make_one_conflict() {
 fn k_heads_for_one_output_make_k_minus_one_conflicts_per_round() {
     let (o, s) = counted("flattened-butterfly:k=2,n=1,p=3", &many_to_one(3));
     assert_eq!(o.completion_cycles, 51);
-    assert_eq!((s.output_port_conflicts, s.packets_received), (3, 3));
+    assert_eq!(
+        (s.totals.output_port_conflicts, s.totals.packets_received),
+        (3, 3)
+    );
     assert_eq!((s.conflicts[1], s.conflicts[17]), (2, 1));
     assert_eq!((s.received[19], s.received[35], s.received[51]), (1, 1, 1));
     // The other reading: one contested output per round, at 1 and 17; the last head bids alone at 33.
-    assert_eq!(s.contested_outputs, 2);
+    assert_eq!(s.totals.contested_outputs, 2);
     assert_eq!(
         (s.contested[1], s.contested[17], s.contested[33]),
         (1, 1, 0)
@@ -94,8 +100,11 @@ fn no_shared_output_no_conflict() {
     });
     let (o, s) = counted("flattened-butterfly:k=2,n=1,p=1", &program);
     assert_eq!(o.completion_cycles, 19);
-    assert_eq!((s.output_port_conflicts, s.packets_received), (0, 2));
-    assert_eq!(s.contested_outputs, 0);
+    assert_eq!(
+        (s.totals.output_port_conflicts, s.totals.packets_received),
+        (0, 2)
+    );
+    assert_eq!(s.totals.contested_outputs, 0);
 }
 
 /// In an open-loop point every message is one packet, so the packets received per cycle in the window

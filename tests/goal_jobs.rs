@@ -160,7 +160,7 @@ fn shared_runs_count_packets_received() {
         let counted = execute_with(&config, &counting).unwrap();
         assert!(plain.counters.is_none());
         let c = counted.counters.expect("counters asked for");
-        assert_eq!(c.packets_received, 79);
+        assert_eq!(c.totals.packets_received, 79);
         assert_eq!(c.cycles, plain.outcome.completion_cycles);
         assert_eq!(
             counted.outcome.completion_cycles,

@@ -331,7 +331,7 @@ fn instruments_do_not_change_the_run() {
     assert_eq!(plain, watched);
     // Every packet sent is received once.
     let counted = counters.finish(watched.completion_cycles);
-    assert_eq!(counted.packets_received, watched.packets);
+    assert_eq!(counted.totals.packets_received, watched.packets);
     let cp = r.critical_path.unwrap();
     assert_eq!(
         cp.compute_cycles + cp.latency_cycles + cp.contention_cycles,

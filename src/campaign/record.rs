@@ -5,13 +5,14 @@
 //!
 //! Lines written before the details existed carry none and still load (`details` is `None`); a run's
 //! identity and its config hash are unchanged by them, so resuming a directory never repeats a run.
-//! Flit-model runs also carry seed 001's counters as scalars ([`RowCounters`]); lines without them
-//! (flow-model runs, older lines) load with `counters` `None`.
+//! Flit-model runs also carry seed 001's counters as their totals ([`CounterTotals`], not the series
+//! over time, which would make a row hundreds of numbers long; the peak is over `run`'s default
+//! bins); lines without them (flow-model runs, older lines) load with `counters` `None`.
 
 use super::Planned;
 use crate::mpi::critical_path::CriticalPath;
 use crate::mpi::runtime::TimeSplit;
-use crate::network::counters::CounterSeries;
+use crate::network::counters::CounterTotals;
 use crate::network::{Model, NetworkModel};
 use crate::program::MpiModel;
 use crate::run::{RealTime, RunReport};
@@ -86,47 +87,11 @@ pub struct RunDetails {
     pub real_time: RealTime,
     /// Seed 001's counters (§V-B), for flit-model runs; absent for flow-model runs and older lines.
     #[serde(flatten)]
-    pub counters: Option<RowCounters>,
+    pub counters: Option<CounterTotals>,
     /// netreplay's version (`Cargo.toml`).
     pub version: String,
     /// The git commit netreplay was built from (`unknown` outside a checkout).
     pub commit: String,
-}
-
-/// The scalars of `run --json`'s `counters` (seed 001 §V-B, Figs. 10-12; see
-/// [`crate::network::counters`]): a row keeps these, not the series over time, which would make a row
-/// hundreds of numbers long.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize, Serialize)]
-pub struct RowCounters {
-    /// Packet heads that lost an output channel to another head bidding in the same round.
-    pub output_port_conflicts: u64,
-    /// Packets consumed by their destination nodes.
-    pub packets_received: u64,
-    /// `output_port_conflicts` over the run's cycles.
-    pub conflicts_per_cycle: f64,
-    /// `packets_received` over the run's cycles.
-    pub received_per_cycle: f64,
-    /// Most packets received per cycle in one time bin (`run`'s default bins, as
-    /// `run --received-per-cycle` reports it).
-    pub peak_received_per_cycle: f64,
-    /// Output channels two or more heads bid for in one round, each counted once.
-    pub contested_outputs: u64,
-    /// `contested_outputs` over the run's cycles.
-    pub contested_per_cycle: f64,
-}
-
-impl From<&CounterSeries> for RowCounters {
-    fn from(s: &CounterSeries) -> RowCounters {
-        RowCounters {
-            output_port_conflicts: s.output_port_conflicts,
-            packets_received: s.packets_received,
-            conflicts_per_cycle: s.conflicts_per_cycle,
-            received_per_cycle: s.received_per_cycle,
-            peak_received_per_cycle: s.peak_received_per_cycle,
-            contested_outputs: s.contested_outputs,
-            contested_per_cycle: s.contested_per_cycle,
-        }
-    }
 }
 
 impl RunRecord {
@@ -154,7 +119,7 @@ impl RunRecord {
             real_time: r
                 .real_time
                 .unwrap_or_else(|| RealTime::new(crate::program::DEFAULT_CYCLES_PER_SECOND, o)),
-            counters: r.counters.as_ref().map(RowCounters::from),
+            counters: r.counters.as_ref().map(|c| c.totals),
             version: env!("CARGO_PKG_VERSION").to_string(),
             commit: crate::commit().to_string(),
         };
@@ -257,7 +222,7 @@ mod tests {
         // A flow-model line (and one written before the counters) has no counter fields and keeps
         // its details; a flit-model line round-trips its counters, flat beside the other fields.
         assert!(!line.contains("output_port_conflicts"), "{line}");
-        let counters = RowCounters {
+        let counters = CounterTotals {
             output_port_conflicts: 3,
             packets_received: 12,
             conflicts_per_cycle: 0.0625,

@@ -22,7 +22,7 @@
 //! [`super::load_bins`] does, and separately inside an optional window (the open-loop measurement
 //! window).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The recorder the engine feeds; see the module notes.
 #[derive(Debug, Clone)]
@@ -56,9 +56,10 @@ pub struct WindowCounts {
     pub contested: u64,
 }
 
-/// What the counters recorded over a run: the run report's optional `counters` section.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CounterSeries {
+/// The counters' totals over a run: what a campaign row keeps of them (`campaign::record`), without
+/// the series over time.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct CounterTotals {
     /// Packet heads that lost an output channel to another head bidding in the same round.
     pub output_port_conflicts: u64,
     /// Packets consumed by their destination nodes.
@@ -67,12 +68,21 @@ pub struct CounterSeries {
     pub conflicts_per_cycle: f64,
     /// `packets_received` over the run's cycles.
     pub received_per_cycle: f64,
+    /// Most packets received in one bin, per cycle (the peak of the series).
+    pub peak_received_per_cycle: f64,
     /// Output channels that two or more heads bid for in one allocation round, each counted once.
     pub contested_outputs: u64,
     /// `contested_outputs` over the run's cycles.
     pub contested_per_cycle: f64,
-    /// Most packets received in one bin, per cycle (the peak of the series).
-    pub peak_received_per_cycle: f64,
+}
+
+/// What the counters recorded over a run: the run report's optional `counters` section, its totals
+/// beside the series.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CounterSeries {
+    /// The totals and means over the run.
+    #[serde(flatten)]
+    pub totals: CounterTotals,
     /// Cycles per bin (a power of two); the last bin may extend past the run's end.
     pub bin_cycles: u64,
     /// Cycles the series cover (the run's completion time).
@@ -170,13 +180,15 @@ impl Counters {
             .max()
             .unwrap_or(0);
         CounterSeries {
-            output_port_conflicts: self.total[CONFLICT],
-            packets_received: self.total[RECEIVED],
-            conflicts_per_cycle: self.total[CONFLICT] as f64 / cycles,
-            received_per_cycle: self.total[RECEIVED] as f64 / cycles,
-            contested_outputs: self.total[CONTESTED],
-            contested_per_cycle: self.total[CONTESTED] as f64 / cycles,
-            peak_received_per_cycle: peak as f64 / self.width as f64,
+            totals: CounterTotals {
+                output_port_conflicts: self.total[CONFLICT],
+                packets_received: self.total[RECEIVED],
+                conflicts_per_cycle: self.total[CONFLICT] as f64 / cycles,
+                received_per_cycle: self.total[RECEIVED] as f64 / cycles,
+                peak_received_per_cycle: peak as f64 / self.width as f64,
+                contested_outputs: self.total[CONTESTED],
+                contested_per_cycle: self.total[CONTESTED] as f64 / cycles,
+            },
             bin_cycles: self.width,
             cycles: completion,
             received: self.bins[RECEIVED][..bins].to_vec(),
@@ -215,9 +227,12 @@ mod tests {
         assert_eq!(s.received, vec![2, 1, 1]);
         assert_eq!(s.conflicts, vec![0, 2, 0]);
         assert_eq!(s.contested, vec![0, 1, 1]);
-        assert_eq!(s.contested_outputs, 2);
-        assert_eq!((s.packets_received, s.output_port_conflicts), (4, 2));
-        assert_eq!(s.peak_received_per_cycle, 0.5);
+        assert_eq!(s.totals.contested_outputs, 2);
+        assert_eq!(
+            (s.totals.packets_received, s.totals.output_port_conflicts),
+            (4, 2)
+        );
+        assert_eq!(s.totals.peak_received_per_cycle, 0.5);
         // A run ending past the last bin widens the bins: cycle 20 needs width 8 ([16, 24) is bin 2).
         let mut c = Counters::new(4);
         c.received(3);

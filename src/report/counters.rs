@@ -10,24 +10,25 @@ use std::fmt::Write as _;
 
 /// The counters' rows of a run's summary table: (measure, value), values as the page prints them.
 pub fn summary_rows(s: &CounterSeries) -> Vec<Vec<String>> {
+    let t = &s.totals;
     vec![
         vec![
             "output-port conflicts (total / per cycle)".into(),
-            format!("{} / {:.3}", s.output_port_conflicts, s.conflicts_per_cycle),
+            format!("{} / {:.3}", t.output_port_conflicts, t.conflicts_per_cycle),
         ],
         vec![
             "contested outputs (total / per cycle)".into(),
-            format!("{} / {:.3}", s.contested_outputs, s.contested_per_cycle),
+            format!("{} / {:.3}", t.contested_outputs, t.contested_per_cycle),
         ],
         vec![
             "packets received (total)".into(),
-            s.packets_received.to_string(),
+            t.packets_received.to_string(),
         ],
         vec![
             "packets received per cycle (mean / peak bin)".into(),
             format!(
                 "{:.3} / {:.3}",
-                s.received_per_cycle, s.peak_received_per_cycle
+                t.received_per_cycle, t.peak_received_per_cycle
             ),
         ],
     ]
@@ -41,7 +42,7 @@ pub fn received_svg(s: &CounterSeries) -> String {
     let (width, height) = (left + plot_w + 96.0, top + plot_h + 46.0);
     let bins = s.received.len().max(1);
     let w = s.bin_cycles.max(1) as f64;
-    let ys = axis::ticks(0.0, s.peak_received_per_cycle, 4);
+    let ys = axis::ticks(0.0, s.totals.peak_received_per_cycle, 4);
     let y = |v: f64| top + plot_h - plot_h * v / ys.high();
     let mut t = String::new();
     let _ = writeln!(
@@ -53,8 +54,8 @@ pub fn received_svg(s: &CounterSeries) -> String {
         r#"<text x="{left}" y="16" font-size="13">Packets received per cycle ({} bins of {} cycles; {} packets, {} output-port conflicts)</text>"#,
         axis::number(bins as f64, 0),
         axis::number(w, 0),
-        axis::number(s.packets_received as f64, 0),
-        axis::number(s.output_port_conflicts as f64, 0)
+        axis::number(s.totals.packets_received as f64, 0),
+        axis::number(s.totals.output_port_conflicts as f64, 0)
     );
     let name = ("packets / cycle", top + plot_h / 2.0);
     y_axis(&mut t, &ys, (left, plot_w), y, name);
@@ -76,14 +77,14 @@ pub fn received_svg(s: &CounterSeries) -> String {
             axis::number(rate, 3)
         );
     }
-    let mean = y(s.received_per_cycle);
+    let mean = y(s.totals.received_per_cycle);
     let _ = writeln!(
         t,
         r##"<line x1="{left}" x2="{}" y1="{mean:.1}" y2="{mean:.1}" stroke="#222" stroke-dasharray="5 3"/><text x="{}" y="{:.1}" font-size="10">mean {}</text>"##,
         left + plot_w,
         left + plot_w + 4.0,
         mean + 3.0,
-        axis::number(s.received_per_cycle, 3)
+        axis::number(s.totals.received_per_cycle, 3)
     );
     t.push_str("</svg>\n");
     t
@@ -92,23 +93,26 @@ pub fn received_svg(s: &CounterSeries) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::counters::CounterTotals;
 
     /// Four 250-cycle bins holding 50, 400, 0 and 100 packets: rates 0.2, 1.6, 0, 0.4 per cycle; the
     /// peak 1.6 gives y ticks every 0.5 up to 2.0; 1,000 cycles give x ticks every 200.
     #[test]
     fn bars_are_rates_per_cycle_on_round_ticks() {
         let s = CounterSeries {
-            output_port_conflicts: 1234,
-            packets_received: 550,
-            conflicts_per_cycle: 1.234,
-            received_per_cycle: 0.55,
-            peak_received_per_cycle: 1.6,
+            totals: CounterTotals {
+                output_port_conflicts: 1234,
+                packets_received: 550,
+                conflicts_per_cycle: 1.234,
+                received_per_cycle: 0.55,
+                peak_received_per_cycle: 1.6,
+                contested_outputs: 600,
+                contested_per_cycle: 0.6,
+            },
             bin_cycles: 250,
             cycles: 1000,
             received: vec![50, 400, 0, 100],
             conflicts: vec![0, 1234, 0, 0],
-            contested_outputs: 600,
-            contested_per_cycle: 0.6,
             contested: vec![0, 600, 0, 0],
         };
         let svg = received_svg(&s);

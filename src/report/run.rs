@@ -162,17 +162,19 @@ mod tests {
     #[test]
     fn counters_csv_has_a_row_per_bin() {
         let s = crate::network::counters::CounterSeries {
-            output_port_conflicts: 1,
-            packets_received: 3,
-            conflicts_per_cycle: 0.125,
-            received_per_cycle: 0.375,
-            peak_received_per_cycle: 0.5,
+            totals: crate::network::counters::CounterTotals {
+                output_port_conflicts: 1,
+                packets_received: 3,
+                conflicts_per_cycle: 0.125,
+                received_per_cycle: 0.375,
+                peak_received_per_cycle: 0.5,
+                contested_outputs: 1,
+                contested_per_cycle: 0.125,
+            },
             bin_cycles: 4,
             cycles: 8,
             received: vec![2, 1],
             conflicts: vec![1, 0],
-            contested_outputs: 1,
-            contested_per_cycle: 0.125,
             contested: vec![1, 0],
         };
         assert_eq!(
