@@ -5,6 +5,7 @@
 pub mod campaign;
 pub mod cli;
 pub mod cost;
+pub mod disjoint_sets;
 pub mod error;
 pub mod input;
 pub mod load_latency;

@@ -14,6 +14,7 @@
 //! which at 45% happens in under 2% of trials; the paper's criterion for trees must differ.
 
 use super::{Endpoint, Topology};
+use crate::disjoint_sets::root;
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -40,15 +41,6 @@ pub struct FaultTolerance {
     pub tolerated: f64,
     /// Every step from 5% to 95%.
     pub steps: Vec<FaultStep>,
-}
-
-fn find(parent: &mut [u32], mut x: u32) -> u32 {
-    while parent[x as usize] != x {
-        let grand = parent[parent[x as usize] as usize];
-        parent[x as usize] = grand;
-        x = grand;
-    }
-    x
 }
 
 /// Runs the measure with `trials` trials per 5% step.
@@ -80,11 +72,11 @@ pub fn fault_tolerance(topo: &dyn Topology, trials: u32, seed: u64) -> FaultTole
         let mut parent: Vec<u32> = (0..topo.switches()).collect();
         for &e in &order[removed.min(order.len())..] {
             let (a, b) = edges[e as usize];
-            let (ra, rb) = (find(&mut parent, a), find(&mut parent, b));
+            let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
             parent[ra as usize] = rb;
         }
-        let root = hosting.first().map(|&h| find(&mut parent, h));
-        hosting.iter().all(|&h| Some(find(&mut parent, h)) == root)
+        let first = hosting.first().map(|&h| root(&mut parent, h));
+        hosting.iter().all(|&h| Some(root(&mut parent, h)) == first)
     };
     let steps: Vec<FaultStep> = (1u32..20)
         .map(|step| {

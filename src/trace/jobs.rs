@@ -22,6 +22,7 @@
 //! run places the file's N ranks as any workload's (default `consecutive`: global rank g on node g,
 //! the merge's mapping) and each job keeps its ranks' nodes.
 
+use crate::disjoint_sets::root;
 use crate::error::{Error, Result};
 use crate::program::{ANY_SOURCE, Program};
 use serde::Serialize;
@@ -119,13 +120,6 @@ pub fn job_ranks(program: &Program, split: &Split) -> Result<Vec<Vec<u32>>> {
 pub fn connected(program: &Program) -> Vec<Vec<u32>> {
     let n = program.ranks() as usize;
     let mut parent: Vec<u32> = (0..n as u32).collect();
-    fn root(parent: &mut [u32], mut r: u32) -> u32 {
-        while parent[r as usize] != r {
-            parent[r as usize] = parent[parent[r as usize] as usize];
-            r = parent[r as usize];
-        }
-        r
-    }
     let pairs = program
         .sends()
         .map(|(a, b, _, _)| (a, b))
