@@ -17,11 +17,8 @@ pub(super) type Held<'h> = (&'h dyn Fn(usize) -> f64, &'h dyn Fn(u32) -> f64);
 /// Scratch state of the solver, sized by the number of links and reused for every set of flows.
 #[derive(Debug)]
 pub(super) struct Solver {
-    capacity: Vec<f64>,
-    left: Vec<f64>,
-    /// Unfrozen flows on each link.
-    weight: Vec<u32>,
-    stamp: Vec<u32>,
+    /// Per link, what one solve reads and writes of it, together (a link is one cache-line read).
+    links: Vec<LinkState>,
     epoch: u32,
     touched: Vec<u32>,
     frozen: Vec<bool>,
@@ -35,12 +32,16 @@ pub(super) struct Solver {
 impl Solver {
     /// A solver over links of the given capacities, in phits per cycle.
     pub(super) fn with_capacities(capacity: Vec<f64>) -> Self {
-        let links = capacity.len();
         Solver {
-            capacity,
-            left: vec![0.0; links],
-            weight: vec![0; links],
-            stamp: vec![0; links],
+            links: capacity
+                .into_iter()
+                .map(|capacity| LinkState {
+                    capacity,
+                    left: 0.0,
+                    weight: 0,
+                    stamp: 0,
+                })
+                .collect(),
             epoch: 0,
             touched: Vec::new(),
             frozen: Vec::new(),
@@ -53,7 +54,8 @@ impl Solver {
     /// The saturation level of link `l` now (its capacity left over its unfrozen flows).
     #[inline]
     fn level(&self, l: usize) -> f64 {
-        self.left[l].max(0.0) / f64::from(self.weight[l])
+        let link = &self.links[l];
+        link.left.max(0.0) / f64::from(link.weight)
     }
 
     /// Max-min fair rates of `n` flows, flow i crossing the links `path(i)`, into `rates[i]`;
@@ -73,22 +75,22 @@ impl Solver {
     ) {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.links.iter_mut().for_each(|link| link.stamp = 0);
             self.epoch = 1;
         }
         self.touched.clear();
         for i in 0..n {
             let own = held.map_or(0.0, |(rate, _)| rate(i));
             for &l in path(i) {
-                let l = l as usize;
-                if self.stamp[l] != self.epoch {
-                    self.stamp[l] = self.epoch;
-                    self.left[l] = self.capacity[l] - held.map_or(0.0, |(_, on)| on(l as u32));
-                    self.weight[l] = 0;
-                    self.touched.push(l as u32);
+                let link = &mut self.links[l as usize];
+                if link.stamp != self.epoch {
+                    link.stamp = self.epoch;
+                    link.left = link.capacity - held.map_or(0.0, |(_, on)| on(l));
+                    link.weight = 0;
+                    self.touched.push(l);
                 }
-                self.weight[l] += 1;
-                self.left[l] += own;
+                link.weight += 1;
+                link.left += own;
             }
         }
         self.frozen.clear();
@@ -108,7 +110,7 @@ impl Solver {
                 break;
             };
             let lu = l as usize;
-            if self.weight[lu] == 0 || self.level(lu).to_bits() != key {
+            if self.links[lu].weight == 0 || self.level(lu).to_bits() != key {
                 continue; // stale: the link's flows froze or its level moved since
             }
             // Levels never fall as flows freeze; float residue could make one a hair lower.
@@ -124,23 +126,23 @@ impl Solver {
                 unfrozen -= 1;
                 rates[i] = level;
                 for &m in path(i) {
-                    let m = m as usize;
-                    self.left[m] -= level;
-                    self.weight[m] -= 1;
-                    self.dirty.push(m as u32);
+                    let link = &mut self.links[m as usize];
+                    link.left -= level;
+                    link.weight -= 1;
+                    self.dirty.push(m);
                 }
             }
             // Each link whose level moved gets one new entry, however many of its flows froze.
             for k in 0..self.dirty.len() {
                 let m = self.dirty[k] as usize;
-                if self.weight[m] > 0 && self.stamp[m] == self.epoch {
-                    self.stamp[m] = self.epoch.wrapping_sub(1);
+                if self.links[m].weight > 0 && self.links[m].stamp == self.epoch {
+                    self.links[m].stamp = self.epoch.wrapping_sub(1);
                     let key = self.level(m).to_bits();
                     self.heap.push(Reverse((key, m as u32)));
                 }
             }
             for k in 0..self.dirty.len() {
-                self.stamp[self.dirty[k] as usize] = self.epoch;
+                self.links[self.dirty[k] as usize].stamp = self.epoch;
             }
         }
         if unfrozen > 0 {
@@ -152,6 +154,19 @@ impl Solver {
             }
         }
     }
+}
+
+/// A link as one solve sees it.
+#[derive(Debug, Clone, Copy)]
+struct LinkState {
+    /// Phits per cycle it carries.
+    capacity: f64,
+    /// Capacity not yet taken by frozen flows (or by flows outside the set being solved).
+    left: f64,
+    /// Unfrozen flows crossing it.
+    weight: u32,
+    /// Epoch of the solve that last set it up.
+    stamp: u32,
 }
 
 #[cfg(test)]
