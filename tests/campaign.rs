@@ -113,6 +113,62 @@ fn killed_campaign_resumes_with_each_run_exactly_once() {
     }
 }
 
+/// A config that grew (a size added) takes over the directory of the config it grew from, runs only
+/// its new runs and reports as a fresh campaign of it does; a config that defines a run differently
+/// under the same identity is refused, naming the run.
+#[test]
+fn a_grown_config_keeps_the_results_it_grew_from() {
+    let dir = tmp("grown");
+    let fresh = tmp("grown-fresh");
+    let small = std::env::temp_dir().join(format!("netreplay-small-{}.toml", std::process::id()));
+    let quick = std::fs::read_to_string(QUICK).unwrap();
+    std::fs::write(&small, quick.replace("sizes = [10, 1000]", "sizes = [10]")).unwrap();
+    ok(&[
+        "campaign",
+        small.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let before = lines(&dir);
+    assert_eq!(before.len(), 12);
+
+    let out = netreplay(&["campaign", QUICK, "--out", dir.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("12 already done, 12 run now"), "{err}");
+    let after = lines(&dir);
+    assert_eq!(after.len(), 24);
+    assert_eq!(&after[..12], &before[..]);
+    ok(&["campaign", QUICK, "--out", fresh.to_str().unwrap()]);
+    assert_eq!(
+        std::fs::read_to_string(fresh.join("report.json")).unwrap(),
+        std::fs::read_to_string(dir.join("report.json")).unwrap()
+    );
+    // `report` reads the kept lines, whose config hash is the smaller config's.
+    let report = ok(&["report", dir.to_str().unwrap()]);
+    assert!(report.contains("Runs: 24 of 24 done"), "{report}");
+
+    std::fs::write(&small, quick.replace("seed = 1", "seed = 2")).unwrap();
+    let out = netreplay(&[
+        "campaign",
+        small.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && err.contains("another campaign config")
+            && err.contains("run `4,3-fat-tree / 2m / size=10` has another seed"),
+        "{err}"
+    );
+    assert_eq!(lines(&dir), after, "a refused config touched the results");
+    let _ = std::fs::remove_file(small);
+    for d in [dir, fresh] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 /// Two shards merged by `report` give the report of one unsharded campaign; files of every format.
 #[test]
 fn two_shards_merge_into_the_unsharded_report() {

@@ -5,7 +5,8 @@
 //! A results directory holds `campaign.json` (the config and its hash) and `results.jsonl` (one JSON line
 //! per finished run, each written with a single append and fsync). A run is identified by (network
 //! label, workload, size); resuming skips the runs already in the file, and a torn last line (a kill
-//! mid-write) is cut off before appending. `--shard I/N` takes runs I-1, I-1+N, ... of the fixed run
+//! mid-write) is cut off before appending. A config that grew from the directory's (runs added, none
+//! redefined) resumes it too. `--shard I/N` takes runs I-1, I-1+N, ... of the fixed run
 //! order; `netreplay report` merges directories only if their config hashes agree. A running campaign
 //! holds an exclusive lock on its directory ([`lock`]), so a second one on it is refused.
 //! Reading and writing the directory is `results_dir.rs`'s.
@@ -33,7 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use index::Weights;
 pub use record::{RunDetails, RunRecord};
-use results_dir::{RESULTS, open_results, read_results};
+use results_dir::{RESULTS, describe_run, open_results};
 pub use results_dir::{init_dir, load_dir, merge};
 
 /// A candidate network of a campaign.
@@ -274,7 +275,7 @@ impl CampaignConfig {
         format!("{h:016x}")
     }
 
-    fn run_config(&self, run: &Planned) -> Result<RunConfig> {
+    pub(super) fn run_config(&self, run: &Planned) -> Result<RunConfig> {
         let c = self
             .candidates
             .iter()
@@ -429,7 +430,7 @@ pub fn run_campaign(
     let _lock = lock::DirLock::acquire(dir)?;
     init_dir(cfg, dir)?;
     let hash = cfg.hash();
-    let (mine, mut todo) = shard_runs(cfg, &read_results(dir, &hash)?, shard);
+    let (mine, mut todo) = shard_runs(cfg, &load_dir(dir)?.1, shard);
     largest_first(&mut todo);
     let resumed = mine.len() - todo.len();
     let file = Mutex::new(open_results(dir)?);
@@ -472,10 +473,8 @@ pub fn run_campaign(
                 let rc = cfg.run_config(run)?;
                 let r = run::execute_with(&rc, &run_options(&rc)).map_err(|e| {
                     Error::Invalid(format!(
-                        "run {} / {}{} failed: {e}",
-                        run.label,
-                        run.workload,
-                        run.size.map_or(String::new(), |s| format!(" / size={s}"))
+                        "run {} failed: {e}",
+                        describe_run(&run.label, &run.workload, run.size)
                     ))
                 })?;
                 let rec = RunRecord::new(&hash, run, &r);

@@ -1,6 +1,9 @@
 //! A campaign's results directory: `campaign.json` (the config and its hash) and `results.jsonl`
 //! (one JSON line per finished run), read back with a torn last line ignored, opened for appending
-//! with it cut off, and merged across shards only when their config hashes agree.
+//! with it cut off, and merged across shards only when their config hashes agree. A directory takes
+//! a config that *grew* from its own (every run it planned is still planned, defined the same way:
+//! candidates, workloads or sizes added, or only the weights, cost model, reference or name changed),
+//! keeping its results; the manifest then lists the earlier hashes whose lines stay valid.
 
 use super::{CampaignConfig, RunRecord};
 use crate::error::{Error, Result};
@@ -14,29 +17,45 @@ use std::path::{Path, PathBuf};
 struct Manifest {
     config_hash: String,
     config: CampaignConfig,
+    /// Hashes of the configs this one grew from, whose result lines are still this config's runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    grown_from: Vec<String>,
+}
+
+impl Manifest {
+    /// The config hashes a result line of this directory may carry.
+    fn hashes(&self) -> Vec<String> {
+        let mut hashes = self.grown_from.clone();
+        hashes.push(self.config_hash.clone());
+        hashes
+    }
 }
 
 pub(super) const MANIFEST: &str = "campaign.json";
 pub(super) const RESULTS: &str = "results.jsonl";
 
-/// Reads the config stored in a results directory.
+/// Reads the config stored in a results directory and its results.
 pub fn load_dir(dir: &Path) -> Result<(CampaignConfig, Vec<RunRecord>)> {
+    let m = load_manifest(dir)?;
+    let records = read_results(dir, &m.hashes())?;
+    Ok((m.config, records))
+}
+
+fn load_manifest(dir: &Path) -> Result<Manifest> {
     let path = dir.join(MANIFEST);
     let text = std::fs::read_to_string(&path).map_err(Error::io(path.display()))?;
-    let m: Manifest = serde_json::from_str(&text).map_err(|e| Error::File {
+    serde_json::from_str(&text).map_err(|e| Error::File {
         path: path.display().to_string(),
         line: e.line(),
         column: e.column(),
         message: e.to_string(),
-    })?;
-    let records = read_results(dir, &m.config_hash)?;
-    Ok((m.config, records))
+    })
 }
 
 /// Complete lines of `results.jsonl` (a torn last line is ignored), one record per run: a run
 /// recorded twice with the same results is kept once, with different results is an error naming
-/// both lines.
-pub(super) fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
+/// both lines. Every line must carry one of `hashes` (the directory's config and those it grew from).
+fn read_results(dir: &Path, hashes: &[String]) -> Result<Vec<RunRecord>> {
     let path = dir.join(RESULTS);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -54,12 +73,13 @@ pub(super) fn read_results(dir: &Path, hash: &str) -> Result<Vec<RunRecord>> {
             column: e.column(),
             message: e.to_string(),
         })?;
-        if r.config_hash != hash {
+        if !hashes.contains(&r.config_hash) {
             return Err(Error::Invalid(format!(
-                "{}:{}: a result of config {} in a directory of config {hash}",
+                "{}:{}: a result of config {} in a directory of config {}",
                 path.display(),
                 i + 1,
-                r.config_hash
+                r.config_hash,
+                hashes.last().map_or("", String::as_str)
             )));
         }
         match seen.get(&r.key()) {
@@ -92,11 +112,14 @@ fn same_results(a: &RunRecord, b: &RunRecord) -> bool {
 
 /// `label / workload / size=S`.
 fn describe(r: &RunRecord) -> String {
+    describe_run(&r.label, &r.workload, r.size)
+}
+
+/// `label / workload / size=S` of a run.
+pub(super) fn describe_run(label: &str, workload: &str, size: Option<u64>) -> String {
     format!(
-        "{} / {}{}",
-        r.label,
-        r.workload,
-        r.size.map_or(String::new(), |s| format!(" / size={s}"))
+        "{label} / {workload}{}",
+        size.map_or(String::new(), |s| format!(" / size={s}"))
     )
 }
 
@@ -141,27 +164,75 @@ pub(super) fn open_results(dir: &Path) -> Result<std::fs::File> {
 
 /// Makes `dir` a results directory of `cfg` (its manifest written atomically, the directory created
 /// if missing), or checks that it already is one: a directory holding results of another config is
-/// refused, so results of two configs never mix; a manifest without any result (of another config,
-/// or unreadable) is replaced. Slurm layouts call it for every shard before any task starts, so that
-/// `report` and `--status` read every shard even if a task never ran.
+/// refused, so results of two configs never mix, unless `cfg` grew from that config (see the module
+/// doc), which then takes the directory over with its results; a manifest without any result (of
+/// another config, or unreadable) is replaced. Slurm layouts call it for every shard before any task
+/// starts, so that `report` and `--status` read every shard even if a task never ran.
 pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
     let hash = cfg.hash();
     let manifest_path = dir.join(MANIFEST);
+    let write = |grown_from: Vec<String>| {
+        let m = Manifest {
+            config_hash: hash.clone(),
+            config: cfg.clone(),
+            grown_from,
+        };
+        crate::output::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())
+    };
     if manifest_path.exists() && has_results(dir)? {
-        let (old, _) = load_dir(dir)?;
-        if old.hash() != hash {
-            return Err(Error::Invalid(format!(
-                "{} holds results of another campaign config (hash {}, this one {hash}); pass another --out",
-                dir.display(),
-                old.hash()
-            )));
+        let old = load_manifest(dir)?;
+        if old.config_hash != hash {
+            grew_from(cfg, &old.config).map_err(|why| {
+                Error::Invalid(format!(
+                    "{} holds results of another campaign config (hash {}, this one {hash}): {why}; \
+                     pass another --out",
+                    dir.display(),
+                    old.config_hash
+                ))
+            })?;
+            // Every line already there is one of `cfg`'s runs: keep them.
+            read_results(dir, &old.hashes())?;
+            log::info!(
+                "{}: the config grew from the one its results were run with; they are kept",
+                dir.display()
+            );
+            write(old.hashes())?;
         }
     } else if load_dir(dir).map_or(true, |(old, _)| old.hash() != hash) {
-        let m = Manifest {
-            config_hash: hash,
-            config: cfg.clone(),
+        write(Vec::new())?;
+    }
+    Ok(())
+}
+
+/// Whether `new` grew from `old`: every run `old` plans is planned by `new` too, with the same
+/// definition (topology, workload spec, placement, seed, network), so `old`'s results are results
+/// of `new`. Otherwise says which run is missing or defined differently.
+fn grew_from(new: &CampaignConfig, old: &CampaignConfig) -> std::result::Result<(), String> {
+    let mine = new.plan();
+    for run in old.plan() {
+        let name = format!(
+            "run `{}`",
+            describe_run(&run.label, &run.workload, run.size)
+        );
+        if !mine.iter().any(|r| r.key() == run.key()) {
+            return Err(format!("{name} is no longer planned"));
+        }
+        let (Ok(was), Ok(now)) = (old.run_config(&run), new.run_config(&run)) else {
+            return Err(format!("{name} cannot be compared"));
         };
-        crate::output::write_atomic(&manifest_path, (crate::report::json(&m) + "\n").as_bytes())?;
+        let differs = [
+            ("topology", was.topology != now.topology),
+            ("workload", was.workload != now.workload),
+            ("placement", was.placement != now.placement),
+            ("seed", was.seed != now.seed),
+            ("network", was.network != now.network),
+        ]
+        .into_iter()
+        .find(|(_, d)| *d)
+        .map(|(what, _)| what);
+        if let Some(what) = differs.or((was != now).then_some("definition")) {
+            return Err(format!("{name} has another {what}"));
+        }
     }
     Ok(())
 }
