@@ -288,7 +288,9 @@ pub fn prepare(
     let array = match (Layout::load(dir)?, req.array) {
         (Some(old), _) if old.config_hash != hash => {
             return Err(Error::Invalid(format!(
-                "{} holds a Slurm campaign of another config (hash {}, this one {hash}); pass another --out",
+                "{} holds a Slurm campaign of another config (hash {}, this one {hash}); pass another \
+                 --out (a Slurm layout does not take a config that grew: its runs would move to other \
+                 shards)",
                 dir.display(),
                 old.config_hash
             )));
