@@ -8,7 +8,9 @@ the paper's Fig. 7) with `seed002_aspl_check.metrics`, and prints, per pair of r
 measuring, the largest gaps over those sizes, `100 (DSN - DSN-F) / DSN`, then the combinations that
 match the paper's pair and the nearest ones. `--table` prints the per-size values of every reading
 instead; `--sizes 5-13` changes the sizes (powers of two). Pure Python, a few seconds on one core.
-results/README.md ("Seed 002 Fig. 6") discusses the output.
+results/README.md ("Seed 002 Fig. 6") discusses the output: the only DSN that matches the paper's pair
+against the text's DSN-F is ("ceil-1", "p", "floor-cw" or "ceil-cw", "complete"), a DSN of average
+degree 4 whose p is one below section II-A's.
 
     python3 results/seed002_aspl_readings.py            # summary of every combination
     python3 results/seed002_aspl_readings.py --table    # per-size values of every reading
@@ -21,7 +23,9 @@ from itertools import product
 from seed002_aspl_check import metrics, p_dsnf
 
 # DSN (section II-A). The text's reading is ("ceil", "p-1", "floor-cw", "all").
-DSN_P = {"ceil": 0, "ceil+1": 1}  # p = ceil(log2 n), or one more (floor(log2 n) + 1 at 2^k)
+# p = ceil(log2 n) (the text), one more (floor(log2 n) + 1 at 2^k) or one less (denser at 2^k: the
+# shortest shortcuts of p = ceil(log2 n) are shorter than a super-node and mostly wasted)
+DSN_P = {"ceil": 0, "ceil+1": 1, "ceil-1": -1}
 DSN_X = ("p-1", "p")  # x = p - 1 is the largest x allowed; x = p wraps level p's shortcut to level 1
 DSN_TARGET = ("floor-cw", "ceil-cw", "nearest", "at-most")
 DSN_SOURCES = ("all", "complete", "complete-both")
