@@ -5,35 +5,42 @@ Builds both graphs from the paper's text, without netreplay, and prints each one
 path length and diameter between switches and its number of switch links, to set beside
 `netreplay topology dsnf:n=N --json --exact` and `dsn:n=N,x=X` (whose `average_distance` and
 `diameter` add the two node links). `--short` also drops DSN-F's level p - 1 shortcuts, the reading
-of Fig. 2's `l_u = p - 1` discussed in results/README.md.
+of Fig. 2's `l_u = p - 1` discussed in results/README.md. seed002_aspl_readings.py builds the other
+readings of both definitions on these metrics.
 
     python3 results/seed002_aspl_check.py 1024 9          # DSN-F and DSN-9 on 1,024 switches
 """
 
 import sys
-from collections import deque
 
 
 def metrics(n, edges):
-    """(ASPL over distinct pairs, diameter, links) by breadth-first search from every switch."""
+    """(ASPL over distinct pairs, diameter, links) by breadth-first search from every switch at once.
+
+    reach[v] is the set of switches within d hops of v, as a bit mask; one round widens every set by
+    one hop, and the sum of distances adds, per round, the pairs still out of reach.
+    """
     adj = [[] for _ in range(n)]
     for a, b in edges:
         adj[a].append(b)
         adj[b].append(a)
-    total, diameter = 0, 0
-    for s in range(n):
-        dist = [-1] * n
-        dist[s] = 0
-        queue = deque([s])
-        while queue:
-            u = queue.popleft()
-            for v in adj[u]:
-                if dist[v] < 0:
-                    dist[v] = dist[u] + 1
-                    queue.append(v)
-        total += sum(dist)
-        diameter = max(diameter, max(dist))
+    reach = [1 << v for v in range(n)]
+    total, diameter, unreached = 0, 0, n * (n - 1)
+    while unreached:
+        if diameter == n:
+            raise ValueError("disconnected graph")
+        total += unreached
+        diameter += 1
+        reach = [r | _union(reach, adj[v]) for v, r in enumerate(reach)]
+        unreached = n * n - sum(r.bit_count() for r in reach)
     return total / (n * (n - 1)), diameter, len(edges)
+
+
+def _union(reach, neighbours):
+    out = 0
+    for u in neighbours:
+        out |= reach[u]
+    return out
 
 
 def dsn(n, x):
@@ -53,11 +60,17 @@ def dsn(n, x):
     return edges
 
 
-def dsnf(n, short=False):
-    """2^p super-nodes of layers; local rings, Layer_Links, Succ, shortcuts of 2^(p-l) super-nodes."""
+def p_dsnf(n):
+    """Section III-B's p: the integer with p 2^p <= n < (p + 1) 2^(p + 1)."""
     p = 1
     while not p * 2**p <= n < (p + 1) * 2 ** (p + 1):
         p += 1
+    return p
+
+
+def dsnf(n, short=False):
+    """2^p super-nodes of layers; local rings, Layer_Links, Succ, shortcuts of 2^(p-l) super-nodes."""
+    p = p_dsnf(n)
     per_layer, supers = p * 2**p, 2**p
 
     def node(level, layer, s):
