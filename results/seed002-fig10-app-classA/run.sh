@@ -1,6 +1,6 @@
 #!/bin/sh
 # Seed 002 Fig. 10 with NPB class A and Himeno (see README.md): the flow-model campaign (all
-# placements, about 75 s on one core), the flit-model one (consecutive placement, about 11 minutes)
+# placements, about 75 s on one core), the flit-model one (the same placements, about 42 minutes)
 # and their tables.
 #   sh results/seed002-fig10-app-classA/run.sh
 set -eu
