@@ -30,15 +30,13 @@ pub const ENTRY: Entry<Box<dyn Topology>> = Entry {
         let n = p.u32_in("n", None, 4, super::table_routing::MAX_TABLE_SWITCHES)?;
         let text_levels = n.next_power_of_two().trailing_zeros();
         let levels = p.u32_in("p", Some(text_levels), 2, text_levels)?;
-        let x = if p.raw("p").is_some() {
-            p.u32_in("x", None, 1, levels)?
-        } else {
-            p.u32_in("x", None, 1, levels - 1)?
-        };
+        // x = p only when p is given: §II-A's DSN has 1 <= x <= p - 1.
+        let given_p = p.raw("p").is_some();
+        let x = p.u32_in("x", None, 1, if given_p { levels } else { levels - 1 })?;
         let partial = p.choice("partial", "shortcuts", &["shortcuts", "none"])?;
         let routing = TableRouting::from_params(p, "minimal")?;
         let mut spec = format!("dsn:n={n},x={x}");
-        if levels != text_levels {
+        if given_p {
             spec += &format!(",p={levels}");
         }
         if partial == "none" {
@@ -94,5 +92,9 @@ mod tests {
         assert!(build("dsn:n=1024,x=10").is_err());
         assert!(build("dsn:n=1024,p=11,x=10").is_err());
         assert_eq!(build("dsn:n=1024,x=9").unwrap().spec(), "dsn:n=1024,x=9");
+        // A given p is printed, so the printed spec builds the same network again.
+        let wrapped = build("dsn:n=1024,p=10,x=10").unwrap();
+        assert_eq!(wrapped.spec(), "dsn:n=1024,x=10,p=10");
+        assert_eq!(build(&wrapped.spec()).unwrap().spec(), wrapped.spec());
     }
 }
