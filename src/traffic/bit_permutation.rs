@@ -24,14 +24,7 @@ pub const COMPLEMENT: Entry<Box<dyn TrafficPattern>> = Entry {
     build: |p| {
         let low_bits = match p.raw("bits") {
             None => None,
-            Some(v) => Some(
-                v.parse::<u32>()
-                    .ok()
-                    .filter(|b| (1..=31).contains(b))
-                    .ok_or_else(|| {
-                        p.invalid(format!("bits={v} must be a whole number in 1..=31"))
-                    })?,
-            ),
+            Some(_) => Some(p.u32_in("bits", None, 1, 31)?),
         };
         Ok(Box::new(BitPermutation {
             low_bits,
