@@ -5,10 +5,10 @@
 //! candidates, workloads or sizes added, or only the weights, cost model, reference or name changed),
 //! keeping its results; the manifest then lists the earlier hashes whose lines stay valid.
 
-use super::{CampaignConfig, RunRecord};
+use super::{CampaignConfig, Planned, RunRecord};
 use crate::error::{Error, Result};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
 
@@ -208,13 +208,13 @@ pub fn init_dir(cfg: &CampaignConfig, dir: &Path) -> Result<()> {
 /// definition (topology, workload spec, placement, seed, network), so `old`'s results are results
 /// of `new`. Otherwise says which run is missing or defined differently.
 fn grew_from(new: &CampaignConfig, old: &CampaignConfig) -> std::result::Result<(), String> {
-    let mine = new.plan();
+    let planned: BTreeSet<_> = new.plan().iter().map(Planned::key).collect();
     for run in old.plan() {
         let name = format!(
             "run `{}`",
             describe_run(&run.label, &run.workload, run.size)
         );
-        if !mine.iter().any(|r| r.key() == run.key()) {
+        if !planned.contains(&run.key()) {
             return Err(format!("{name} is no longer planned"));
         }
         let (Ok(was), Ok(now)) = (old.run_config(&run), new.run_config(&run)) else {
