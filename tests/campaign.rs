@@ -20,6 +20,14 @@ fn ok(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("UTF-8 output")
 }
 
+/// Runs netreplay expecting it to fail; returns its stderr.
+fn fails(args: &[&str]) -> String {
+    let out = netreplay(args);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{args:?} succeeded: {err}");
+    err
+}
+
 /// The contract's `cost: {total, per_node}` under the default (seed 004) model, Table 3a.
 #[test]
 fn topology_json_carries_seed_004_cost() {
@@ -149,16 +157,14 @@ fn a_grown_config_keeps_the_results_it_grew_from() {
     assert!(report.contains("Runs: 24 of 24 done"), "{report}");
 
     std::fs::write(&small, quick.replace("seed = 1", "seed = 2")).unwrap();
-    let out = netreplay(&[
+    let err = fails(&[
         "campaign",
         small.to_str().unwrap(),
         "--out",
         dir.to_str().unwrap(),
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        !out.status.success()
-            && err.contains("another campaign config")
+        err.contains("another campaign config")
             && err.contains("run `4,3-fat-tree / 2m / size=10` has another seed"),
         "{err}"
     );
@@ -254,40 +260,30 @@ fn mismatched_configs_are_refused() {
         "--shard",
         "2/2",
     ]);
-    let out = netreplay(&["report", a.to_str().unwrap(), b.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("refusing to merge"),
-        "{err}"
-    );
-    let out = netreplay(&[
+    let err = fails(&["report", a.to_str().unwrap(), b.to_str().unwrap()]);
+    assert!(err.contains("refusing to merge"), "{err}");
+    let err = fails(&[
         "campaign",
         other.to_str().unwrap(),
         "--out",
         a.to_str().unwrap(),
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("another campaign config"),
-        "{err}"
-    );
+    assert!(err.contains("another campaign config"), "{err}");
 
     std::fs::write(
         &other,
         "reference = \"x\"\nworkloads = [\"bu\"]\nsizes = [1]\nbogus = 1\n",
     )
     .unwrap();
-    let out = netreplay(&[
+    let err = fails(&[
         "campaign",
         other.to_str().unwrap(),
         "--out",
         b.to_str().unwrap(),
     ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && err.contains(":4:1:"), "{err}");
+    assert!(err.contains(":4:1:"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
-    let out = netreplay(&["campaign", QUICK, "--shard", "3/2"]);
-    assert!(!out.status.success());
+    fails(&["campaign", QUICK, "--shard", "3/2"]);
     for d in [a, b] {
         let _ = std::fs::remove_dir_all(d);
     }
@@ -368,12 +364,8 @@ fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
     }
     ok(&["campaign", "--status", d]);
 
-    let out = netreplay(&["campaign", QUICK, "--slurm", "--array", "3", "--out", d]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("laid out in 2 shards"),
-        "{err}"
-    );
+    let err = fails(&["campaign", QUICK, "--slurm", "--array", "3", "--out", d]);
+    assert!(err.contains("laid out in 2 shards"), "{err}");
     let out = Command::new(env!("CARGO_BIN_EXE_netreplay"))
         .args(["campaign", QUICK, "--slurm", "--submit", "--out", d])
         .env("PATH", "/nonexistent")
@@ -384,15 +376,10 @@ fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
         !out.status.success() && err.contains("cannot run sbatch"),
         "{err}"
     );
-    let out = netreplay(&["campaign", QUICK, "--slurm", "--array", "25", "--out", d]);
-    assert!(!out.status.success());
+    fails(&["campaign", QUICK, "--slurm", "--array", "25", "--out", d]);
     let w = whole.to_str().unwrap();
-    let out = netreplay(&["campaign", QUICK, "--slurm", "--out", w]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        !out.status.success() && err.contains("without --slurm"),
-        "{err}"
-    );
+    let err = fails(&["campaign", QUICK, "--slurm", "--out", w]);
+    assert!(err.contains("without --slurm"), "{err}");
     for d in [whole, dir] {
         let _ = std::fs::remove_dir_all(d);
     }
