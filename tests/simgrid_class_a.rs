@@ -1,6 +1,7 @@
-//! The class A NPB and Himeno SimGrid TI traces of seed 002 §VI (Fig. 10) read with the counts their
-//! own text gives: `traces/simgrid/npb3.3-classA/` and `traces/simgrid/himeno/`, made by
-//! `results/seed002-fig10-app-classA/make_class_a.sh`. The expected figures were counted from the
+//! The class A NPB and Himeno SimGrid TI traces of seed 002 §VI (Fig. 10) and the 64-rank FT traces,
+//! read with the counts their own text gives: `traces/simgrid/npb3.3-classA/` and
+//! `traces/simgrid/himeno/`, made by `results/seed002-fig10-app-classA/make_class_a.sh`, and
+//! `traces/simgrid/npb3.3-64/`, made by its `make_ft64.sh`. The expected figures were counted from the
 //! decompressed rank files line by line (action names, element count x datatype size, the `compute`
 //! flops), independently of netreplay's reader.
 
@@ -55,4 +56,49 @@ fn himeno_needs_and_takes_its_vector_size() {
     assert_eq!((isend.calls, isend.bytes), (5_768, 5_768 * 16_900));
     assert_eq!((calls.receives, calls.wildcard_receives), (5_768, 0));
     assert_eq!(c.compute_cycles, 2_236_863_397);
+}
+
+/// FT on 64 ranks (`traces/simgrid/npb3.3-64/`), classes A and B: only collectives over the 64 ranks
+/// (8 and 22 alltoalls of 2,048 and 8,192 MPI_DOUBLE_COMPLEX per pair, datatype 43 of 16 bytes; 5
+/// broadcasts of one integer, 6 and 20 reduces of one complex, 1 barrier per rank), and 1,428 and
+/// 3,476 `compute` actions of 2,117,018,695 and 20,433,084,450 flops.
+#[test]
+fn ft_on_64_ranks_has_the_counts_of_its_text() {
+    for (class, alltoalls, pair_bytes, reduces, computes, flops) in [
+        ('A', 8, 32_768, 6, 1_428, 2_117_018_695),
+        ('B', 22, 131_072, 20, 3_476, 20_433_084_450),
+    ] {
+        let c = summary(
+            &format!("traces/simgrid/npb3.3-64/ft.{class}.64/ft.{class}.64.txt"),
+            &ReadOptions::default(),
+        );
+        assert_eq!(c.ranks, 64);
+        assert!(c.ok, "{class}: {:?}", c.problems);
+        let calls = c.calls.expect("read from the trace, not a cache");
+        assert!(calls.point_to_point.is_empty(), "{class}: collectives only");
+        let world = &calls.collectives[0];
+        assert_eq!((world.comm, world.size), (0, 64));
+        let want = [
+            ("alltoall", alltoalls),
+            ("barrier", 1),
+            ("bcast", 5),
+            ("reduce", reduces),
+        ];
+        assert_eq!(
+            world
+                .calls
+                .iter()
+                .map(|(k, v)| (*k, *v))
+                .collect::<Vec<_>>(),
+            want
+        );
+        assert_eq!((c.computations, c.compute_cycles), (computes, flops));
+        // Every collective is 63 messages on 64 ranks: each alltoall per rank, each broadcast of one
+        // 4-byte integer (datatypes 1 and 23), each reduce of one 16-byte complex (datatype 43).
+        let bytes = 63 * (alltoalls * 64 * pair_bytes + 5 * 4 + reduces * 16);
+        assert_eq!(c.bytes, bytes, "{class}");
+        // The barrier is a dissemination: 64 ranks x 6 rounds of empty messages.
+        let messages = 63 * (alltoalls * 64 + 5 + reduces) + 64 * 6;
+        assert_eq!(c.messages, messages, "{class}");
+    }
 }
