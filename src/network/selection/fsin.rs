@@ -99,14 +99,11 @@ impl OutputSelection for Fsin {
             .max()
             .unwrap_or(0)
             .max(1);
-        watch.argmin.clear();
-        watch.argmin.resize(n, false);
-        watch.level = 0;
-        watch.certain = true;
-        watch.blocked = !candidates
+        let blocked = !candidates
             .iter()
             .any(|c| c.usable() && (!c.escape || escape_ok));
-        if watch.blocked {
+        watch.reset(n, blocked);
+        if blocked {
             return Plan::Never;
         }
         // Each queue's line: occupancy at `dt`, slope until its next kink.

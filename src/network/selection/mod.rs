@@ -158,6 +158,18 @@ pub struct Watch {
     lines: Vec<fsin::Line>,
 }
 
+impl Watch {
+    /// Starts the watch of a plan over `n` candidates: none least occupied yet, level 0, certain;
+    /// `blocked` when none of them is usable.
+    pub fn reset(&mut self, n: usize, blocked: bool) {
+        self.argmin.clear();
+        self.argmin.resize(n, false);
+        self.level = 0;
+        self.certain = true;
+        self.blocked = blocked;
+    }
+}
+
 /// A policy's answer for a head at this cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Choice {
