@@ -11,19 +11,11 @@ set -eu
 W=$(realpath -m "${1:?usage: make_class_a.sh WORKDIR}")
 R=$(pwd)
 H=$R/results/seed002-fig10-app-classA
-NPB_REPO=https://github.com/mbdevpl/nas-parallel-benchmarks
-NPB_COMMIT=6f8ec75d6951629d2eb7e3001433295d407230aa
 HIMENO_REPO=https://github.com/calorie/himeno_benchmark
 HIMENO_COMMIT=b926d97eb754caca9b69cbffeb3e4d3dfcb97aa0
-mkdir -p "$W/src"
-cp "$H/setup/cluster64.xml" "$H/setup/hosts64" "$W/"
 
 # NPB 3.3-MPI, unchanged but for config/make.def (the class S traces' make.def.smpi).
-[ -d "$W/src/npb" ] || git clone -q "$NPB_REPO" "$W/src/npb"
-git -C "$W/src/npb" checkout -q "$NPB_COMMIT"
-N=$W/src/npb/NPB3.3-MPI
-cp "$H/setup/make.def.smpi" "$N/config/make.def"
-mkdir -p "$N/bin"
+. "$H/npb_setup.sh"
 for k in bt cg ep ft is lu mg sp; do
   (cd "$N" && make "$(echo $k | tr a-z A-Z)" NPROCS=16 CLASS=A > "$W/build-$k.log" 2>&1)
 done

@@ -11,15 +11,7 @@ W=$(realpath -m "${1:?usage: make_ft64.sh WORKDIR}")
 R=$(pwd)
 H=$R/results/seed002-fig10-app-classA
 T=$R/traces/simgrid/npb3.3-64
-NPB_REPO=https://github.com/mbdevpl/nas-parallel-benchmarks
-NPB_COMMIT=6f8ec75d6951629d2eb7e3001433295d407230aa
-mkdir -p "$W/src"
-cp "$H/setup/cluster64.xml" "$H/setup/hosts64" "$W/"
-[ -d "$W/src/npb" ] || git clone -q "$NPB_REPO" "$W/src/npb"
-git -C "$W/src/npb" checkout -q "$NPB_COMMIT"
-N=$W/src/npb/NPB3.3-MPI
-cp "$H/setup/make.def.smpi" "$N/config/make.def"
-mkdir -p "$N/bin"
+. "$H/npb_setup.sh"
 for c in A B; do
   (cd "$N" && make FT NPROCS=64 CLASS=$c > "$W/build-ft-$c.log" 2>&1)
   bash "$H/trace_one.sh" "$W" ft.$c.64 "$N/bin/ft.$c.64" 64
