@@ -4,7 +4,9 @@
 //! `cargo bench --bench engine` runs the five reference cases (4,096-node trees with BU and 2M, a
 //! 16-ary 3-cube with 3M, a 1,056-node dragonfly with BU on 1,024 ranks, all 10 KB messages);
 //! `cargo bench --bench engine -- TOPOLOGY WORKLOAD [SELECTION...]` runs one case, e.g.
-//! `-- thin-tree:k=8,up=4,n=4 bu:size=1000 fsin fsin-poll free`. CPU time is the process's own
+//! `-- thin-tree:k=8,up=4,n=4 bu:size=1000 fsin fsin-poll free`, or an application trace, e.g. the
+//! alltoall-heavy `-- fat-tree:k=4,n=3 trace:file=traces/simgrid/npb3.3-64/ft.A.64/ft.A.64.txt`
+//! (about 40 s for both rules). CPU time is the process's own
 //! (`/proc/self/schedstat`), so a loaded machine changes it little; events and decisions do not
 //! depend on the machine at all.
 
