@@ -157,8 +157,8 @@ impl<D: Driver> Engine<'_, D> {
     /// state it reads now is what polling would read next cycle, but for events then, which wake the
     /// watch as any change does. Saves polling's look next cycle, which would mostly find its
     /// choice taken by the winner and retry. A loser with one candidate (a link down a tree, an
-    /// ejection link) is blocked for sure; it is watched without a plan (about a third of the
-    /// losers on an alltoall, 2% of the run's CPU time).
+    /// ejection link) is blocked for sure, so it is watched as every plan would have it watched,
+    /// without reading its queues or asking the policy (a third of the losers of an alltoall).
     pub(super) fn plan_loser(&mut self, b: u32) {
         self.outcome.decisions += 1;
         self.fill_candidates(b);
