@@ -5,6 +5,8 @@
 //! decompressed rank files line by line (action names, element count x datatype size, the `compute`
 //! flops), independently of netreplay's reader.
 
+use netreplay::network::{Model, NetworkModel};
+use netreplay::replay::simulate;
 use netreplay::trace::{self, ReadOptions, check, simgrid};
 use std::path::Path;
 
@@ -101,4 +103,37 @@ fn ft_on_64_ranks_has_the_counts_of_its_text() {
         let messages = 63 * (alltoalls * 64 + 5 + reduces) + 64 * 6;
         assert_eq!(c.messages, messages, "{class}");
     }
+}
+
+/// FT class A on 64 ranks replays on a 64-node fat tree under the flow model (the flit model takes
+/// 25 s; `docs/speed.md`): every message and phit delivered, and no sooner than physics allows.
+/// Each rank computes 1/64 of 2,117,018,695 cycles on average (so the busiest at least that, one flop
+/// per cycle), and pushes 8 x 63 x 32,768 bytes through its injection link of one 4-byte phit per
+/// cycle, 4,128,768 cycles.
+#[test]
+fn ft_a_on_64_ranks_replays_on_the_flow_model() {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/simgrid/npb3.3-64/ft.A.64/ft.A.64.txt");
+    let program = trace::read_any(&path, &ReadOptions::default()).unwrap();
+    let topo = netreplay::topology::build("fat-tree:k=4,n=3").unwrap();
+    let nodes: Vec<u32> = (0..64).collect();
+    let model = NetworkModel {
+        model: Model::Flow,
+        ..NetworkModel::default()
+    };
+    let o = simulate(topo.as_ref(), &model, &program, &nodes, 1).unwrap();
+    assert_eq!(o.messages, 33_333);
+    assert_eq!(o.phits_delivered, o.phits_injected);
+    assert!(
+        o.phits_delivered >= 1_056_971_916 / 4,
+        "{}",
+        o.phits_delivered
+    );
+    let compute = 2_117_018_695u64.div_ceil(64);
+    let injection = 8 * 63 * 32_768 / 4;
+    assert!(
+        o.completion_cycles >= compute.max(injection),
+        "{} cycles",
+        o.completion_cycles
+    );
 }
