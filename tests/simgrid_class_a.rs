@@ -6,15 +6,25 @@
 //! flops), independently of netreplay's reader.
 
 use netreplay::network::{Model, NetworkModel};
+use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::trace::{self, ReadOptions, check, simgrid};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// `path` in the repository.
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The trace at `path` in the repository, read with `opts`.
+fn read(path: &str, opts: &ReadOptions) -> Program {
+    let path = repo(path);
+    trace::read_any(&path, opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
 
 /// The trace's summary as `trace check` gives it, read with `opts`.
 fn summary(path: &str, opts: &ReadOptions) -> check::TraceCheck {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let p = trace::read_any(&path, opts).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    check::check(&p).unwrap()
+    check::check(&read(path, opts)).unwrap()
 }
 
 /// MG class A on 16 ranks: 11,024 blocking sends of MPI_DOUBLE (datatype 0, 8 bytes) totalling
@@ -44,8 +54,7 @@ fn mg_class_a_has_the_counts_of_its_text() {
 #[test]
 fn himeno_needs_and_takes_its_vector_size() {
     let path = "traces/simgrid/himeno/himeno.M.16/himeno.M.16.txt";
-    let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
-    let err = trace::read_any(&full, &ReadOptions::default()).unwrap_err();
+    let err = trace::read_any(&repo(path), &ReadOptions::default()).unwrap_err();
     assert!(err.to_string().contains("dtsize=-1:BYTES"), "{err}");
 
     let mut opts = ReadOptions::default();
@@ -112,9 +121,10 @@ fn ft_on_64_ranks_has_the_counts_of_its_text() {
 /// cycle, 4,128,768 cycles.
 #[test]
 fn ft_a_on_64_ranks_replays_on_the_flow_model() {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/simgrid/npb3.3-64/ft.A.64/ft.A.64.txt");
-    let program = trace::read_any(&path, &ReadOptions::default()).unwrap();
+    let program = read(
+        "traces/simgrid/npb3.3-64/ft.A.64/ft.A.64.txt",
+        &ReadOptions::default(),
+    );
     let topo = netreplay::topology::build("fat-tree:k=4,n=3").unwrap();
     let nodes: Vec<u32> = (0..64).collect();
     let model = NetworkModel {
