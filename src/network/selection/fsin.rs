@@ -92,53 +92,56 @@ impl OutputSelection for Fsin {
     ) -> Plan {
         let n = candidates.len();
         let escape_ok = escape_allowed(candidates);
-        let eligible = |i: usize| !candidates[i].escape || escape_ok;
+        let eligible = |c: &CandidateState| !c.escape || escape_ok;
+        let blocked = !candidates.iter().any(|c| c.usable() && eligible(c));
+        watch.reset(n, blocked);
+        if blocked {
+            return Plan::Never;
+        }
         let settle = trends
             .iter()
             .map(Trend::settles_after)
             .max()
             .unwrap_or(0)
             .max(1);
-        let blocked = !candidates
-            .iter()
-            .any(|c| c.usable() && (!c.escape || escape_ok));
-        watch.reset(n, blocked);
-        if blocked {
-            return Plan::Never;
-        }
-        // Each queue's line: occupancy at `dt`, slope until its next kink.
+        // Each queue's line: occupancy at `dt`, slope until its next kink; whether its candidate may
+        // be drawn and could be granted (neither changes while the plan's state holds).
         watch.lines.clear();
         watch
             .lines
-            .extend(trends.iter().map(|t| Line::at(t, 1, settle)));
+            .extend(candidates.iter().zip(trends).map(|(c, t)| Line {
+                eligible: eligible(c),
+                usable: c.usable(),
+                ..Line::at(t, 1, settle)
+            }));
         let mut dt = 1u64;
         loop {
             let lines = &watch.lines;
-            let min = (0..n)
-                .filter(|&i| eligible(i))
-                .map(|i| lines[i].value)
-                .min();
-            let Some(min) = min else {
-                return Plan::Never;
-            };
-            let member = |i: usize| eligible(i) && lines[i].value == min;
+            // Some candidate is eligible (one is usable and eligible), so `min` is one's occupancy.
+            let min = lines
+                .iter()
+                .filter(|l| l.eligible)
+                .map(|l| l.value)
+                .min()
+                .unwrap_or(u32::MAX);
+            let member = |l: &Line| l.eligible && l.value == min;
             // The least occupied now: their common slope (`mixed` if they differ), weights, usables.
-            let (mut first, mut common, mut mixed) = (usize::MAX, 0i64, false);
+            let (mut first, mut common, mut mixed) = (true, 0i64, false);
             let (mut total, mut good) = (0u32, 0u32);
-            for i in 0..n {
-                if !member(i) {
+            for (i, line) in lines.iter().enumerate() {
+                if !member(line) {
                     continue;
                 }
                 watch.argmin[i] = true;
-                let w = if first == usize::MAX {
-                    (first, common) = (i, lines[i].slope);
+                let w = if first {
+                    (first, common) = (false, line.slope);
                     2
                 } else {
-                    mixed |= lines[i].slope != common;
+                    mixed |= line.slope != common;
                     1
                 };
                 total += w;
-                if candidates[i].usable() {
+                if line.usable {
                     good += w;
                 }
             }
@@ -153,11 +156,11 @@ impl OutputSelection for Fsin {
                 dt + 1
             } else {
                 let mut end = settle;
-                for (i, line) in lines.iter().enumerate() {
+                for line in lines {
                     end = end.min(line.kink);
                     let gap = i64::from(line.value) - i64::from(min);
                     let closing = common - line.slope;
-                    if eligible(i) && gap > 0 && closing > 0 {
+                    if line.eligible && gap > 0 && closing > 0 {
                         end = end.min(dt + (gap + closing - 1).div_euclid(closing) as u64);
                     }
                 }
@@ -170,8 +173,8 @@ impl OutputSelection for Fsin {
                 if failures < end - dt {
                     let at = dt + failures;
                     watch.level = watch.level.max(rise(at) as u32);
-                    let at_min = |i: usize| member(i).then_some(min);
-                    let Some(pick) = draw(n, min, at_min, |i| candidates[i].usable(), rng) else {
+                    let at_min = |i: usize| member(&lines[i]).then_some(min);
+                    let Some(pick) = draw(n, min, at_min, |i| lines[i].usable, rng) else {
                         return Plan::Never;
                     };
                     return Plan::At(at, pick);
@@ -191,35 +194,68 @@ impl OutputSelection for Fsin {
 }
 
 /// A queue's occupancy over a span of a plan: its value at the span's start, its slope (phits per
-/// cycle) and the cycle of its next kink, where the slope changes.
+/// cycle) and the cycle of its next kink, where the slope changes; and what the plan reads of its
+/// candidate.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct Line {
     value: u32,
+    /// The candidate may be drawn (not an escape channel, or escape channels are allowed).
+    eligible: bool,
+    /// The candidate could be granted (free, with room).
+    usable: bool,
     slope: i64,
     kink: u64,
 }
 
 impl Line {
-    /// The line of `trend` at cycle `dt` (flat from `settle` on).
+    /// The line of `trend` at cycle `dt` (flat from `settle` on), computed in one pass: the
+    /// occupancy at `dt` and `dt + 1` as [`Trend::at`] gives them, and [`Trend::next_kink`].
+    #[inline]
     fn at(trend: &Trend, dt: u64, settle: u64) -> Line {
-        let value = trend.at(dt);
-        let slope = if dt >= settle {
-            0
-        } else {
-            i64::from(trend.at(dt + 1)) - i64::from(value)
+        if trend.whole == 0 {
+            return Line {
+                kink: u64::MAX,
+                ..Line::default()
+            };
+        }
+        let (p, t) = (i64::from(trend.packet), dt as i64);
+        let (arrive, leave) = (t - trend.arrive, trend.leave.map(|l| t - l));
+        let occupancy = |s: i64| {
+            let arrived = (arrive + s).clamp(0, p);
+            let left = leave.map_or(0, |l| (l + s).clamp(0, p));
+            (i64::from(trend.whole) - (p - arrived) - left).max(0)
         };
+        let now = occupancy(0);
+        let slope = if dt >= settle { 0 } else { occupancy(1) - now };
+        // The kinks are where the arrival or the departure starts or ends: `arrive` or `leave` is
+        // 0 or -p cycles from `dt`; the next one is the first strictly after `dt`.
+        let after = |k: i64| if k < 0 { -k } else { i64::MAX };
+        let mut next = after(arrive).min(after(arrive - p));
+        if let Some(l) = leave {
+            next = next.min(after(l)).min(after(l - p));
+        }
         Line {
-            value,
+            value: now as u32,
             slope,
-            kink: trend.next_kink(dt),
+            kink: if next == i64::MAX {
+                u64::MAX
+            } else {
+                dt + next as u64
+            },
+            ..Line::default()
         }
     }
 
-    /// Moves the line from cycle `from` to `to`, no later than its kink.
+    /// Moves the line from cycle `from` to `to`, no later than its kink (what it reads of its
+    /// candidate stays).
     #[inline]
     fn advance(&mut self, trend: &Trend, from: u64, to: u64, settle: u64) {
         if to >= self.kink || to >= settle {
-            *self = Line::at(trend, to, settle);
+            *self = Line {
+                eligible: self.eligible,
+                usable: self.usable,
+                ..Line::at(trend, to, settle)
+            };
         } else {
             self.value = (i64::from(self.value) + self.slope * (to - from) as i64) as u32;
         }
