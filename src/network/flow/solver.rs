@@ -98,10 +98,25 @@ impl Solver {
         rates.clear();
         rates.resize(n, 0.0);
         self.heap.clear();
+        // A link crossed by one flow only is that flow's own: its level stays put until the flow
+        // freezes, and only the flow's first such link in the heap's order can pop while it is
+        // unfrozen (the others would pop stale), so each flow enters just that one.
         for k in 0..self.touched.len() {
             let l = self.touched[k];
-            let key = self.level(l as usize).to_bits();
-            self.heap.push(Reverse((key, l)));
+            if self.links[l as usize].weight > 1 {
+                let key = self.level(l as usize).to_bits();
+                self.heap.push(Reverse((key, l)));
+            }
+        }
+        for i in 0..n {
+            let own = path(i)
+                .iter()
+                .filter(|&&l| self.links[l as usize].weight == 1)
+                .map(|&l| (self.level(l as usize).to_bits(), l))
+                .min();
+            if let Some(entry) = own {
+                self.heap.push(Reverse(entry));
+            }
         }
         let mut unfrozen = n;
         let mut level = 0.0f64;
