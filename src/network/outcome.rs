@@ -48,15 +48,19 @@ impl Outcome {
 
     /// Closes the counters at the end of a run (either engine): the run ends no earlier than its last
     /// event at `active_at`; phits, mean hops and mean latency follow from the counts (`latency_sum`
-    /// over the messages consumed, all but `messages_open`); `links` (class, name, phits carried) give
-    /// the per-class loads and the busiest links ([`super::stats::link_loads`] over the run's cycles).
+    /// over the messages consumed, all but `messages_open`); `links` give the per-class loads and the
+    /// busiest links ([`super::stats::link_loads`] over the run's cycles).
     pub(crate) fn close(
         &mut self,
         active_at: u64,
         packet_phits: u64,
         latency_sum: u128,
         messages_open: u64,
-        links: impl Iterator<Item = (String, String, u64)>,
+        links: super::stats::RunLinks<
+            '_,
+            impl Iterator<Item = (u32, super::stats::LinkClass, u64)>,
+            impl Fn(u32) -> String,
+        >,
     ) {
         self.completion_cycles = self.completion_cycles.max(active_at);
         self.phits = self.packets * packet_phits;

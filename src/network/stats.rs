@@ -31,31 +31,69 @@ pub struct LinkLoad {
     pub utilisation: f64,
 }
 
-/// Class (for grouping) and name (for listing) of a link, as both engines' reports and the link-load
-/// recorder give them: node `node`'s injection link.
-pub(crate) fn injection_link(node: u32) -> (String, String) {
-    ("injection".into(), format!("node {node} -> its switch"))
+/// What class a link falls in, without spelling it: every link of a run is classed, and only the
+/// few classes are spelled ([`LinkClass::name`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum LinkClass {
+    /// A node's link into its switch.
+    Injection,
+    /// A switch's link to a node.
+    Ejection,
+    /// Between tree levels: from level L up.
+    Up(u32),
+    /// Between tree levels: from level L down.
+    Down(u32),
+    /// One of the family's own classes ([`Topology::link_class`]).
+    Family(u32),
+    /// Any other link between switches.
+    SwitchSwitch,
 }
 
-/// Class and name of the link leaving `port` of `switch`: `ejection` towards a node, `level L up` or
-/// `down` between tree levels, the family's own class (`dim 0 +`) or `switch-switch`; `None` if the
-/// port is unplugged.
-pub(crate) fn port_link(topo: &dyn Topology, switch: u32, port: u32) -> Option<(String, String)> {
+impl LinkClass {
+    /// The class of the link leaving `port` of `switch` (`None` if the port is unplugged):
+    /// `ejection` towards a node, `level L up` or `down` between tree levels, the family's own class
+    /// (`dim 0 +`) or `switch-switch`.
+    pub(crate) fn of_port(topo: &dyn Topology, switch: u32, port: u32) -> Option<LinkClass> {
+        match topo.neighbour(switch, port) {
+            Endpoint::Unplugged => None,
+            Endpoint::Node(_) => Some(LinkClass::Ejection),
+            Endpoint::Switch { switch: far, .. } => {
+                Some(match (topo.level(switch), topo.level(far)) {
+                    (Some(a), Some(b)) if b > a => LinkClass::Up(a),
+                    (Some(a), Some(_)) => LinkClass::Down(a),
+                    _ => topo
+                        .link_class(switch, port)
+                        .map_or(LinkClass::SwitchSwitch, LinkClass::Family),
+                })
+            }
+        }
+    }
+
+    /// The class as reports spell it.
+    pub(crate) fn name(self, topo: &dyn Topology) -> String {
+        match self {
+            LinkClass::Injection => "injection".into(),
+            LinkClass::Ejection => "ejection".into(),
+            LinkClass::Up(a) => format!("level {a} up"),
+            LinkClass::Down(a) => format!("level {a} down"),
+            LinkClass::Family(c) => topo.link_class_name(c),
+            LinkClass::SwitchSwitch => "switch-switch".into(),
+        }
+    }
+}
+
+/// The name of node `node`'s injection link in reports.
+pub(crate) fn injection_name(node: u32) -> String {
+    format!("node {node} -> its switch")
+}
+
+/// The name of the link leaving `port` of `switch` in reports (an unplugged port is named as such).
+pub(crate) fn port_name(topo: &dyn Topology, switch: u32, port: u32) -> String {
     match topo.neighbour(switch, port) {
-        Endpoint::Unplugged => None,
-        Endpoint::Node(n) => Some(("ejection".into(), format!("switch {switch} -> node {n}"))),
+        Endpoint::Unplugged => format!("switch {switch} port {port} (unplugged)"),
+        Endpoint::Node(n) => format!("switch {switch} -> node {n}"),
         Endpoint::Switch { switch: far, .. } => {
-            let class = match (topo.level(switch), topo.level(far)) {
-                (Some(a), Some(b)) if b > a => format!("level {a} up"),
-                (Some(a), Some(_)) => format!("level {a} down"),
-                _ => topo
-                    .link_class(switch, port)
-                    .unwrap_or_else(|| "switch-switch".into()),
-            };
-            Some((
-                class,
-                format!("switch {switch} port {port} -> switch {far}"),
-            ))
+            format!("switch {switch} port {port} -> switch {far}")
         }
     }
 }
@@ -63,23 +101,54 @@ pub(crate) fn port_link(topo: &dyn Topology, switch: u32, port: u32) -> Option<(
 /// How many busiest links a report lists.
 pub const BUSIEST: usize = 5;
 
-/// Groups `(class, name, phits)` per link over a run of `cycles` cycles.
-pub fn link_loads(
-    links: impl Iterator<Item = (String, String, u64)>,
+/// Every link of a run for its report: `(link, class, phits carried)` per link, the topology that
+/// spells the classes, and the names of links (asked only of the busiest).
+pub(crate) struct RunLinks<'t, I, N> {
+    /// `(link, class, phits carried)` of every plugged link.
+    pub links: I,
+    /// Spells the classes ([`LinkClass::name`]).
+    pub topo: &'t dyn Topology,
+    /// Names a link.
+    pub name: N,
+}
+
+/// Groups the links' phits per class over a run of `cycles` cycles and lists the busiest links;
+/// each class is spelled once and only the listed links are named.
+pub(crate) fn link_loads<I, N>(
+    run: RunLinks<'_, I, N>,
     cycles: u64,
     packet_phits: u64,
-) -> (Vec<ClassLoad>, Vec<LinkLoad>) {
-    let mut classes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
-    let mut busiest: Vec<(u64, String)> = Vec::with_capacity(BUSIEST + 1);
-    for (class, name, phits) in links {
-        let entry = classes.entry(class).or_default();
-        entry.0 += 1;
-        entry.1 += phits;
+) -> (Vec<ClassLoad>, Vec<LinkLoad>)
+where
+    I: Iterator<Item = (u32, LinkClass, u64)>,
+    N: Fn(u32) -> String,
+{
+    let RunLinks { links, topo, name } = run;
+    let mut per_class: Vec<(LinkClass, u64, u64)> = Vec::new();
+    let mut busiest: Vec<(u64, u32)> = Vec::with_capacity(BUSIEST + 1);
+    for (link, class, phits) in links {
+        // A run has a handful of classes, and links of one class mostly come together.
+        let entry = match per_class.iter().rposition(|e| e.0 == class) {
+            Some(i) => &mut per_class[i],
+            None => {
+                per_class.push((class, 0, 0));
+                per_class.last_mut().expect("just pushed")
+            }
+        };
+        entry.1 += 1;
+        entry.2 += phits;
         if phits > 0 && (busiest.len() < BUSIEST || phits > busiest[BUSIEST - 1].0) {
-            busiest.push((phits, name));
+            busiest.push((phits, link));
             busiest.sort_by_key(|l| std::cmp::Reverse(l.0));
             busiest.truncate(BUSIEST);
         }
+    }
+    // Classes in the order of their names (two classes spelled alike count as one).
+    let mut classes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (class, links, phits) in per_class {
+        let entry = classes.entry(class.name(topo)).or_default();
+        entry.0 += links;
+        entry.1 += phits;
     }
     let cycles = cycles as f64;
     let classes = classes
@@ -95,7 +164,7 @@ pub fn link_loads(
     let busiest = busiest
         .into_iter()
         .map(|(phits, link)| LinkLoad {
-            link,
+            link: name(link),
             phits,
             utilisation: phits as f64 / cycles,
         })
@@ -109,16 +178,35 @@ mod tests {
 
     #[test]
     fn groups_and_ranks() {
-        let links = [("a", "x", 10), ("a", "y", 30), ("b", "z", 0)]
-            .into_iter()
-            .map(|(c, n, p)| (c.to_string(), n.to_string(), p));
-        let (classes, busiest) = link_loads(links, 100, 10);
+        let links = [
+            (0, LinkClass::Up(0), 10),
+            (1, LinkClass::Up(0), 30),
+            (2, LinkClass::Ejection, 0),
+        ];
+        let names = ["x", "y", "z"];
+        let topo = crate::topology::build("fat-tree:k=2,n=2").unwrap();
+        let run = RunLinks {
+            links: links.into_iter(),
+            topo: topo.as_ref(),
+            name: |l: u32| names[l as usize].to_string(),
+        };
+        let (classes, busiest) = link_loads(run, 100, 10);
+        // Spelled classes in name order: "ejection" before "level 0 up".
         assert_eq!(classes.len(), 2);
         assert_eq!(
-            (classes[0].links, classes[0].phits, classes[0].packets),
+            (
+                classes[0].class.as_str(),
+                classes[0].links,
+                classes[0].phits
+            ),
+            ("ejection", 1, 0)
+        );
+        assert_eq!(classes[1].class, "level 0 up");
+        assert_eq!(
+            (classes[1].links, classes[1].phits, classes[1].packets),
             (2, 40, 4)
         );
-        assert_eq!(classes[0].utilisation, 0.2);
+        assert_eq!(classes[1].utilisation, 0.2);
         assert_eq!(
             busiest.iter().map(|l| l.link.as_str()).collect::<Vec<_>>(),
             ["y", "x"]

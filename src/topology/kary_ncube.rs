@@ -29,8 +29,12 @@ macro_rules! wired_by_cube {
         fn locality_blocks(&self) -> Vec<u32> {
             self.cube.blocks()
         }
-        fn link_class(&self, _switch: u32, port: u32) -> Option<String> {
+        fn link_class(&self, _switch: u32, port: u32) -> Option<u32> {
+            $crate::topology::kary_ncube::Cube::port_dim(port).map(|_| port)
+        }
+        fn link_class_name(&self, port: u32) -> String {
             $crate::topology::kary_ncube::Cube::link_class(port)
+                .unwrap_or_else(|| "switch-switch".into())
         }
     };
 }

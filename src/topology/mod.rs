@@ -225,10 +225,15 @@ pub trait Topology: Send + Sync + fmt::Debug {
         self.route(switch, in_port, in_vc, dest, out);
     }
     /// Class of the link leaving `port` of `switch` in link-load reports, for families whose links
-    /// fall into natural classes other than tree levels (`dim 0 +` on meshes and tori); `None` makes it
-    /// `switch-switch`.
-    fn link_class(&self, _switch: u32, _port: u32) -> Option<String> {
+    /// fall into natural classes other than tree levels (`dim 0 +` on meshes and tori), as a number
+    /// that [`Topology::link_class_name`] spells (every link of a run is classed, few are spelled);
+    /// `None` makes it `switch-switch`.
+    fn link_class(&self, _switch: u32, _port: u32) -> Option<u32> {
         None
+    }
+    /// The name of link class `class` ([`Topology::link_class`]).
+    fn link_class_name(&self, class: u32) -> String {
+        format!("class {class}")
     }
     /// The order in which switches fill the cabinets of a floor layout (`cost/layout.rs`): switch
     /// ids, unless the family numbers apart switches that are wired together (DSN-F's super-nodes).

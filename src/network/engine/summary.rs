@@ -51,25 +51,45 @@ impl<D: Driver> Engine<'_, D> {
         // The link iterator reads the engine, so the counters are closed outside it.
         let mut outcome = std::mem::take(&mut self.outcome);
         let links = (0..self.xbar_base).filter_map(|c| {
-            let (class, name) = self.describe_link(c)?;
-            Some((class, name, self.chan_phits[c as usize]))
+            let class = self.link_class(c)?;
+            Some((c, class, self.chan_phits[c as usize]))
         });
         outcome.close(
             self.active_at,
             u64::from(self.packet_phits),
             self.latency_sum,
             self.messages_open,
-            links,
+            crate::network::stats::RunLinks {
+                links,
+                topo: self.topo,
+                name: |c| self.link_name(c),
+            },
         );
         (outcome, self.driver)
     }
 
     /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.
     pub(super) fn describe_link(&self, c: u32) -> Option<(String, String)> {
+        let class = self.link_class(c)?;
+        Some((class.name(self.topo), self.link_name(c)))
+    }
+
+    /// The class of link `c` (`None` for an unplugged port).
+    fn link_class(&self, c: u32) -> Option<crate::network::stats::LinkClass> {
+        use crate::network::stats::LinkClass;
         if c >= self.ports {
-            return Some(crate::network::stats::injection_link(c - self.ports));
+            return Some(LinkClass::Injection);
         }
         let sw = self.port_switch[c as usize];
-        crate::network::stats::port_link(self.topo, sw, c - self.port_start[sw as usize])
+        LinkClass::of_port(self.topo, sw, c - self.port_start[sw as usize])
+    }
+
+    /// The name of link `c` in reports.
+    fn link_name(&self, c: u32) -> String {
+        if c >= self.ports {
+            return crate::network::stats::injection_name(c - self.ports);
+        }
+        let sw = self.port_switch[c as usize];
+        crate::network::stats::port_name(self.topo, sw, c - self.port_start[sw as usize])
     }
 }

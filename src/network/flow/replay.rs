@@ -461,15 +461,19 @@ impl<'a, D: Driver> Replay<'a, D> {
         self.outcome.phit_hops = self.phit_hops;
         let paths = &self.paths;
         let links = (0..paths.links() as u32).filter_map(|l| {
-            let (class, name) = paths.describe(l)?;
-            Some((class, name, self.link_phits[l as usize]))
+            let class = paths.link_class(l)?;
+            Some((l, class, self.link_phits[l as usize]))
         });
         self.outcome.close(
             self.active_at,
             self.packet_phits,
             self.latency_sum,
             self.messages_open,
-            links,
+            crate::network::stats::RunLinks {
+                links,
+                topo: paths.topology(),
+                name: |l| paths.link_name(l),
+            },
         );
         (self.outcome, self.driver)
     }

@@ -19,6 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::network::NetworkModel;
+use crate::network::stats::{self, LinkClass};
 use crate::rng::mix64;
 use crate::topology::{Endpoint, RouteChoice, Topology};
 
@@ -201,14 +202,33 @@ impl<'a> Paths<'a> {
         ))
     }
 
-    /// Class (for grouping) and name (for listing) of link `l`, as the flit engine reports links;
-    /// `None` for an unplugged port.
-    pub(super) fn describe(&self, l: u32) -> Option<(String, String)> {
+    /// The topology the paths are walked on.
+    pub(super) fn topology(&self) -> &'a dyn Topology {
+        self.topo
+    }
+
+    /// The class of link `l`, as the flit engine classes links; `None` for an unplugged port.
+    pub(super) fn link_class(&self, l: u32) -> Option<LinkClass> {
         if l >= self.ports {
-            return Some(crate::network::stats::injection_link(l - self.ports));
+            return Some(LinkClass::Injection);
         }
+        let (sw, port) = self.port_of(l);
+        LinkClass::of_port(self.topo, sw, port)
+    }
+
+    /// The name of link `l` in reports, as the flit engine names links.
+    pub(super) fn link_name(&self, l: u32) -> String {
+        if l >= self.ports {
+            return stats::injection_name(l - self.ports);
+        }
+        let (sw, port) = self.port_of(l);
+        stats::port_name(self.topo, sw, port)
+    }
+
+    /// The switch and port of switch link `l`.
+    fn port_of(&self, l: u32) -> (u32, u32) {
         let sw = self.port_start.partition_point(|&s| s <= l) as u32 - 1;
-        crate::network::stats::port_link(self.topo, sw, l - self.port_start[sw as usize])
+        (sw, l - self.port_start[sw as usize])
     }
 }
 
