@@ -14,12 +14,49 @@ use super::{Arrival, Ranks};
 use crate::program::{ANY_SOURCE, Op, Program};
 use ahash::AHashMap;
 use std::collections::VecDeque;
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+
+/// A non-empty FIFO queue that holds its first entry inline: most (rank, source, tag) keys have one
+/// receive or one arrival waiting at a time, so a queue costs no allocation until a second one
+/// waits behind it.
+#[derive(Debug, Clone)]
+pub(super) struct Fifo<T> {
+    head: T,
+    rest: VecDeque<T>,
+}
+
+/// Appends `value` to `key`'s queue in `map` (making the queue if `key` has none).
+pub(super) fn push<K: Hash + Eq, T>(map: &mut AHashMap<K, Fifo<T>>, key: K, value: T) {
+    match map.entry(key) {
+        Entry::Occupied(mut e) => e.get_mut().rest.push_back(value),
+        Entry::Vacant(e) => {
+            e.insert(Fifo {
+                head: value,
+                rest: VecDeque::new(),
+            });
+        }
+    }
+}
+
+/// Takes the oldest entry of `key`'s queue in `map`, removing the queue when it empties.
+pub(super) fn pop<K: Hash + Eq, T: Copy>(map: &mut AHashMap<K, Fifo<T>>, key: &K) -> Option<T> {
+    let q = map.get_mut(key)?;
+    let oldest = q.head;
+    match q.rest.pop_front() {
+        Some(next) => q.head = next,
+        None => {
+            map.remove(key);
+        }
+    }
+    Some(oldest)
+}
 
 /// The any-source bookkeeping of a program that has such receives.
 #[derive(Debug, Default)]
 pub(super) struct AnySource {
     /// Posted any-source receives by (rank, tag), oldest first, as request ids.
-    posted: AHashMap<(u32, u64), VecDeque<u32>>,
+    posted: AHashMap<(u32, u64), Fifo<u32>>,
     /// The sources of the unexpected arrivals by (rank, tag), in arrival order.
     arrivals: AHashMap<(u32, u64), VecDeque<u32>>,
 }
@@ -71,54 +108,28 @@ impl Ranks<'_> {
     }
 
     fn pop_unexpected(&mut self, rank: u32, from: u32, tag: u64) -> Option<Arrival> {
-        let key = (rank, from, tag);
-        let q = self.unexpected.get_mut(&key)?;
-        let a = q.pop_front().expect("empty queues are removed");
-        if q.is_empty() {
-            self.unexpected.remove(&key);
-        }
-        Some(a)
+        pop(&mut self.unexpected, &(rank, from, tag))
     }
 
     /// Queues receive `req` of `rank` for (`from`, `tag`) until a message arrives.
     pub(super) fn post_waiting(&mut self, rank: u32, from: u32, tag: u64, req: u32) {
         match self.any.as_deref_mut() {
-            Some(any) if from == ANY_SOURCE => {
-                any.posted.entry((rank, tag)).or_default().push_back(req)
-            }
-            _ => self
-                .posted
-                .entry((rank, from, tag))
-                .or_default()
-                .push_back(req),
+            Some(any) if from == ANY_SOURCE => push(&mut any.posted, (rank, tag), req),
+            _ => push(&mut self.posted, (rank, from, tag), req),
         }
     }
 
     /// The posted receive an arrival at `to` from `from` with `tag` completes, if any.
     pub(super) fn take_posted(&mut self, to: u32, from: u32, tag: u64) -> Option<u32> {
-        let key = (to, from, tag);
-        if let Some(queue) = self.posted.get_mut(&key) {
-            let req = queue.pop_front().expect("empty posted queues are removed");
-            if queue.is_empty() {
-                self.posted.remove(&key);
-            }
+        if let Some(req) = pop(&mut self.posted, &(to, from, tag)) {
             return Some(req);
         }
-        let any = self.any.as_deref_mut()?;
-        let queue = any.posted.get_mut(&(to, tag))?;
-        let req = queue.pop_front().expect("empty posted queues are removed");
-        if queue.is_empty() {
-            any.posted.remove(&(to, tag));
-        }
-        Some(req)
+        pop(&mut self.any.as_deref_mut()?.posted, &(to, tag))
     }
 
     /// Keeps an arrival no receive was posted for.
     pub(super) fn keep_unexpected(&mut self, to: u32, from: u32, tag: u64, arrival: Arrival) {
-        self.unexpected
-            .entry((to, from, tag))
-            .or_default()
-            .push_back(arrival);
+        push(&mut self.unexpected, (to, from, tag), arrival);
         if let Some(any) = self.any.as_deref_mut() {
             any.arrivals.entry((to, tag)).or_default().push_back(from);
         }

@@ -21,7 +21,6 @@ use crate::network::{Consumed, Driver, Step};
 use crate::program::MpiModel;
 use crate::program::{Op, Program};
 use ahash::AHashMap;
-use std::collections::VecDeque;
 
 #[path = "watch.rs"]
 mod watch;
@@ -101,13 +100,13 @@ pub struct Ranks<'p> {
     sending: Vec<u64>,
     waiting: Vec<u64>,
     /// Posted, unmatched receives by (destination, source, tag), oldest first, as request ids.
-    posted: AHashMap<(u32, u32, u64), VecDeque<u32>>,
+    posted: AHashMap<(u32, u32, u64), matching::Fifo<u32>>,
     /// Outstanding requests by (rank, request).
     pending: AHashMap<(u32, u32), Pending>,
     /// Outstanding requests per rank (what `waitall` waits for).
     outstanding: Vec<u32>,
     /// Arrivals no receive has matched yet, by (destination, source, tag), oldest first.
-    unexpected: AHashMap<(u32, u32, u64), VecDeque<Arrival>>,
+    unexpected: AHashMap<(u32, u32, u64), matching::Fifo<Arrival>>,
     rendezvous: Vec<Rendezvous>,
     free_rendezvous: Vec<u32>,
     stats: MpiStats,
