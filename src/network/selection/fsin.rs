@@ -210,6 +210,8 @@ pub(super) struct Line {
 impl Line {
     /// The line of `trend` at cycle `dt` (flat from `settle` on), computed in one pass: the
     /// occupancy at `dt` and `dt + 1` as [`Trend::at`] gives them, and [`Trend::next_kink`].
+    /// Relative cycles are differences of cycles of one run (far below 2^62), so the arithmetic
+    /// cannot wrap and is left unchecked on this hot path.
     #[inline]
     fn at(trend: &Trend, dt: u64, settle: u64) -> Line {
         if trend.whole == 0 {
@@ -219,28 +221,48 @@ impl Line {
             };
         }
         let (p, t) = (i64::from(trend.packet), dt as i64);
-        let (arrive, leave) = (t - trend.arrive, trend.leave.map(|l| t - l));
+        // Cycles since the last packet's first phit arrived, and since the leaving one's first left.
+        let arrive = t.wrapping_sub(trend.arrive);
+        // Nothing leaving: a departure that has not started (nothing has left).
+        let (leaving, leave) = match trend.leave {
+            Some(l) => (true, t.wrapping_sub(l)),
+            None => (false, i64::MIN / 2),
+        };
+        let whole = i64::from(trend.whole);
         let occupancy = |s: i64| {
-            let arrived = (arrive + s).clamp(0, p);
-            let left = leave.map_or(0, |l| (l + s).clamp(0, p));
-            (i64::from(trend.whole) - (p - arrived) - left).max(0)
+            let arrived = arrive.wrapping_add(s).clamp(0, p);
+            let left = leave.wrapping_add(s).clamp(0, p);
+            whole
+                .wrapping_sub(p)
+                .wrapping_add(arrived)
+                .wrapping_sub(left)
+                .max(0)
         };
         let now = occupancy(0);
         let slope = if dt >= settle { 0 } else { occupancy(1) - now };
-        // The kinks are where the arrival or the departure starts or ends: `arrive` or `leave` is
-        // 0 or -p cycles from `dt`; the next one is the first strictly after `dt`.
-        let after = |k: i64| if k < 0 { -k } else { i64::MAX };
-        let mut next = after(arrive).min(after(arrive - p));
-        if let Some(l) = leave {
-            next = next.min(after(l)).min(after(l - p));
-        }
+        // The next kink is where the arrival or the departure starts or ends: cycles until
+        // `arrive` (or `leave`) reaches 0 or `p`, the first strictly after `dt`.
+        let until = |x: i64| {
+            if x < 0 {
+                x.wrapping_neg()
+            } else if x < p {
+                p - x
+            } else {
+                i64::MAX
+            }
+        };
+        let next = if leaving {
+            until(arrive).min(until(leave))
+        } else {
+            until(arrive)
+        };
         Line {
             value: now as u32,
             slope,
             kink: if next == i64::MAX {
                 u64::MAX
             } else {
-                dt + next as u64
+                dt.wrapping_add(next as u64)
             },
             ..Line::default()
         }
