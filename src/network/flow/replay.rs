@@ -460,10 +460,9 @@ impl<'a, D: Driver> Replay<'a, D> {
     fn summarise(mut self) -> (Outcome, D) {
         self.outcome.phit_hops = self.phit_hops;
         let paths = &self.paths;
-        let links = (0..paths.links() as u32).filter_map(|l| {
-            let class = paths.link_class(l)?;
-            Some((l, class, self.link_phits[l as usize]))
-        });
+        let links = paths
+            .link_classes()
+            .map(|(l, class)| (l, class, self.link_phits[l as usize]));
         self.outcome.close(
             self.active_at,
             self.packet_phits,

@@ -207,13 +207,17 @@ impl<'a> Paths<'a> {
         self.topo
     }
 
-    /// The class of link `l`, as the flit engine classes links; `None` for an unplugged port.
-    pub(super) fn link_class(&self, l: u32) -> Option<LinkClass> {
-        if l >= self.ports {
-            return Some(LinkClass::Injection);
-        }
-        let (sw, port) = self.port_of(l);
-        LinkClass::of_port(self.topo, sw, port)
+    /// Every plugged link with its class, in link order, as the flit engine classes links: switch by
+    /// switch, so no link has to find its switch.
+    pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, LinkClass)> + '_ {
+        let switches = (0..self.port_start.len() as u32 - 1).flat_map(move |sw| {
+            let start = self.port_start[sw as usize];
+            (0..self.port_start[sw as usize + 1] - start).filter_map(move |port| {
+                Some((start + port, LinkClass::of_port(self.topo, sw, port)?))
+            })
+        });
+        let injection = (self.ports..self.links() as u32).map(|l| (l, LinkClass::Injection));
+        switches.chain(injection)
     }
 
     /// The name of link `l` in reports, as the flit engine names links.
