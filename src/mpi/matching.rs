@@ -19,21 +19,23 @@ use std::hash::Hash;
 
 /// A non-empty FIFO queue that holds its first entry inline: most (rank, source, tag) keys have one
 /// receive or one arrival waiting at a time, so a queue costs no allocation until a second one
-/// waits behind it.
+/// waits behind it, and a map bucket only a pointer more than the entry.
 #[derive(Debug, Clone)]
 pub(super) struct Fifo<T> {
     head: T,
-    rest: VecDeque<T>,
+    /// Boxed on purpose: a pointer in every bucket instead of a `VecDeque`'s four words.
+    #[allow(clippy::box_collection)]
+    rest: Option<Box<VecDeque<T>>>,
 }
 
 /// Appends `value` to `key`'s queue in `map` (making the queue if `key` has none).
 pub(super) fn push<K: Hash + Eq, T>(map: &mut AHashMap<K, Fifo<T>>, key: K, value: T) {
     match map.entry(key) {
-        Entry::Occupied(mut e) => e.get_mut().rest.push_back(value),
+        Entry::Occupied(mut e) => e.get_mut().rest.get_or_insert_default().push_back(value),
         Entry::Vacant(e) => {
             e.insert(Fifo {
                 head: value,
-                rest: VecDeque::new(),
+                rest: None,
             });
         }
     }
@@ -43,7 +45,7 @@ pub(super) fn push<K: Hash + Eq, T>(map: &mut AHashMap<K, Fifo<T>>, key: K, valu
 pub(super) fn pop<K: Hash + Eq, T: Copy>(map: &mut AHashMap<K, Fifo<T>>, key: &K) -> Option<T> {
     let q = map.get_mut(key)?;
     let oldest = q.head;
-    match q.rest.pop_front() {
+    match q.rest.as_mut().and_then(|rest| rest.pop_front()) {
         Some(next) => q.head = next,
         None => {
             map.remove(key);
@@ -133,5 +135,30 @@ impl Ranks<'_> {
         if let Some(any) = self.any.as_deref_mut() {
             any.arrivals.entry((to, tag)).or_default().push_back(from);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries come out oldest first, across the inline head and the queue behind it, and a key's
+    /// queue is gone once it is empty.
+    #[test]
+    fn a_fifo_hands_out_oldest_first_and_empties_its_key() {
+        let mut map: AHashMap<u32, Fifo<u32>> = AHashMap::new();
+        for v in [10, 11, 12] {
+            push(&mut map, 7, v);
+        }
+        push(&mut map, 8, 20);
+        assert_eq!(pop(&mut map, &7), Some(10));
+        push(&mut map, 7, 13);
+        assert_eq!(
+            [pop(&mut map, &7), pop(&mut map, &7), pop(&mut map, &7)],
+            [Some(11), Some(12), Some(13)]
+        );
+        assert_eq!(pop(&mut map, &7), None);
+        assert!(!map.contains_key(&7));
+        assert_eq!((pop(&mut map, &8), map.len()), (Some(20), 0));
     }
 }
