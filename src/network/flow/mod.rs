@@ -51,6 +51,7 @@
 //! the pipelining of a message's packets behind another's head are absent; see `docs/network-model.md`
 //! ("Flow model") and `results/flow-vs-flit/` for the measured error.
 
+mod level_heap;
 mod links;
 mod replay;
 mod routes;
@@ -114,8 +115,18 @@ impl std::str::FromStr for Model {
 /// engine.
 pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
-    // rate sum 8, freed flag 1, and the flow list's head and count.
-    const PER_LINK: u64 = 8 + 8 + 8 + 4 + 4 + 4 + 8 + 8 + 1 + links::Links::BYTES_PER_LINK;
+    // rate sum 8, freed flag 1, the flow list's head and count, and the solver heap's slot.
+    const PER_LINK: u64 = 8
+        + 8
+        + 8
+        + 4
+        + 4
+        + 4
+        + 8
+        + 8
+        + 1
+        + links::Links::BYTES_PER_LINK
+        + level_heap::BYTES_PER_LINK;
     let nodes = u64::from(topo.nodes());
     let switches = u64::from(topo.switches());
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();

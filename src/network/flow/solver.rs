@@ -3,12 +3,11 @@
 //! Every unfrozen flow has the same rate t, raised until the first link saturates: link l saturates at
 //! t_l = (capacity left on l) / (unfrozen flows crossing l). The flows crossing the link with the
 //! smallest t_l are frozen at that rate and their use is taken off every link they cross; the rest go
-//! on growing. The links wait in a binary heap keyed by t_l, and a link's entry is renewed whenever a
-//! flow crossing it freezes (stale entries are skipped when popped), so a set of flows whose paths
-//! have E hops in all over K links is solved in O((K + E) log(K + E)): no round scans every link.
+//! on growing. The links wait in a binary heap keyed by t_l ([`LevelHeap`]), and a link's entry is
+//! re-keyed in place whenever a flow crossing it freezes, so a set of flows whose paths have E hops in
+//! all over K links is solved in O((K + E) log K): no round scans every link.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use super::level_heap::LevelHeap;
 
 /// What flows take now, for a set that is not closed under link sharing: each given flow's rate by
 /// index, and the sum of the rates on a link (see [`Solver::solve`]).
@@ -25,13 +24,14 @@ pub(super) struct Solver {
     crossing: Vec<usize>,
     /// Links whose level moved in the current round.
     dirty: Vec<u32>,
-    /// (t_l as f64 bits, link): non-negative floats order as their bits.
-    heap: BinaryHeap<Reverse<(u64, u32)>>,
+    /// The links by t_l (as f64 bits: non-negative floats order as their bits).
+    heap: LevelHeap,
 }
 
 impl Solver {
     /// A solver over links of the given capacities, in phits per cycle.
     pub(super) fn with_capacities(capacity: Vec<f64>) -> Self {
+        let heap = LevelHeap::with_links(capacity.len());
         Solver {
             links: capacity
                 .into_iter()
@@ -47,7 +47,7 @@ impl Solver {
             frozen: Vec::new(),
             crossing: Vec::new(),
             dirty: Vec::new(),
-            heap: BinaryHeap::new(),
+            heap,
         }
     }
 
@@ -100,12 +100,12 @@ impl Solver {
         self.heap.clear();
         // A link crossed by one flow only is that flow's own: its level stays put until the flow
         // freezes, and only the flow's first such link in the heap's order can pop while it is
-        // unfrozen (the others would pop stale), so each flow enters just that one.
+        // unfrozen (the others would pop with no flow left), so each flow enters just that one.
         for k in 0..self.touched.len() {
             let l = self.touched[k];
             if self.links[l as usize].weight > 1 {
                 let key = self.level(l as usize).to_bits();
-                self.heap.push(Reverse((key, l)));
+                self.heap.add(key, l);
             }
         }
         for i in 0..n {
@@ -114,20 +114,20 @@ impl Solver {
                 .filter(|&&l| self.links[l as usize].weight == 1)
                 .map(|&l| (self.level(l as usize).to_bits(), l))
                 .min();
-            if let Some(entry) = own {
-                self.heap.push(Reverse(entry));
+            if let Some((key, l)) = own {
+                self.heap.add(key, l);
             }
         }
+        self.heap.build();
         let mut unfrozen = n;
         let mut level = 0.0f64;
         while unfrozen > 0 {
-            let Some(Reverse((key, l))) = self.heap.pop() else {
+            let Some((key, l)) = self.heap.pop() else {
                 break;
             };
             let lu = l as usize;
-            if self.links[lu].weight == 0 || self.level(lu).to_bits() != key {
-                continue; // stale: the link's flows froze or its level moved since
-            }
+            debug_assert!(self.links[lu].weight > 0, "link {l} has no flow left");
+            debug_assert_eq!(self.level(lu).to_bits(), key, "link {l} was re-keyed");
             // Levels never fall as flows freeze; float residue could make one a hair lower.
             level = level.max(self.level(lu));
             self.crossing.clear();
@@ -147,17 +147,15 @@ impl Solver {
                     self.dirty.push(m);
                 }
             }
-            // Each link whose level moved gets one new entry, however many of its flows froze.
+            // Each link whose level moved is re-keyed; one with no flow left to freeze leaves.
             for k in 0..self.dirty.len() {
-                let m = self.dirty[k] as usize;
-                if self.links[m].weight > 0 && self.links[m].stamp == self.epoch {
-                    self.links[m].stamp = self.epoch.wrapping_sub(1);
-                    let key = self.level(m).to_bits();
-                    self.heap.push(Reverse((key, m as u32)));
+                let m = self.dirty[k];
+                if self.links[m as usize].weight > 0 {
+                    let key = self.level(m as usize).to_bits();
+                    self.heap.set(key, m);
+                } else {
+                    self.heap.remove(m);
                 }
-            }
-            for k in 0..self.dirty.len() {
-                self.links[self.dirty[k] as usize].stamp = self.epoch;
             }
         }
         if unfrozen > 0 {

@@ -1,0 +1,202 @@
+//! The solver's queue of links by saturation level: a binary min-heap of (level bits, link) that
+//! holds at most one entry per link and knows where each link's entry is, so a link whose level
+//! moves has its entry re-keyed where it is instead of a second entry pushed.
+//!
+//! Progressive filling re-keys a link every time one of its flows freezes. With a plain heap every
+//! re-key leaves a stale entry that a later pop has to sift out from the top; here a re-key sifts the
+//! one entry from where it is, usually near the bottom, and a link none of whose flows is left to
+//! freeze is taken out the same way. Entries order by (key, link), a total order, so the pops come in
+//! the order a plain heap with stale entries skipped gives them. (Leaving rises to be re-keyed only
+//! when a link reaches the top was tried: more instructions, as those sifts start at the root.)
+
+/// Where a link's entry is: its index in `entries`, valid only if that entry names the link.
+const NOWHERE: u32 = u32::MAX;
+
+/// A min-heap of links keyed by a level's bits (non-negative floats order as their bits).
+#[derive(Debug, Default)]
+pub(super) struct LevelHeap {
+    entries: Vec<(u64, u32)>,
+    /// Per link, the index of its entry (checked against `entries`, so clearing is O(1)).
+    slot: Vec<u32>,
+}
+
+/// Bytes per link of a [`LevelHeap`] (its slot; the entries are per link crossed by a solve).
+pub(super) const BYTES_PER_LINK: u64 = 4;
+
+impl LevelHeap {
+    /// An empty heap over `links` link ids.
+    pub(super) fn with_links(links: usize) -> Self {
+        LevelHeap {
+            entries: Vec::new(),
+            slot: vec![NOWHERE; links],
+        }
+    }
+
+    /// Empties the heap.
+    pub(super) fn clear(&mut self) {
+        self.entries.clear();
+    }
+
+    /// The index of link `l`'s entry, if it has one.
+    #[inline]
+    fn find(&self, l: u32) -> Option<usize> {
+        let i = self.slot[l as usize] as usize;
+        (self.entries.get(i).map(|e| e.1) == Some(l)).then_some(i)
+    }
+
+    /// Adds link `l` at `key` without restoring the heap order: for filling an empty heap before
+    /// [`LevelHeap::build`]. A link must be added once.
+    #[inline]
+    pub(super) fn add(&mut self, key: u64, l: u32) {
+        debug_assert!(self.find(l).is_none(), "link {l} added twice");
+        self.slot[l as usize] = self.entries.len() as u32;
+        self.entries.push((key, l));
+    }
+
+    /// Restores the heap order after [`LevelHeap::add`]s (Floyd's construction, linear time).
+    pub(super) fn build(&mut self) {
+        for i in (0..self.entries.len() / 2).rev() {
+            self.sift_down(i);
+        }
+    }
+
+    /// Gives link `l` the key `key`: re-keys its entry where it is, or adds one.
+    #[inline]
+    pub(super) fn set(&mut self, key: u64, l: u32) {
+        match self.find(l) {
+            Some(i) => {
+                let old = std::mem::replace(&mut self.entries[i].0, key);
+                if key < old {
+                    self.sift_up(i);
+                } else if key > old {
+                    self.sift_down(i);
+                }
+            }
+            None => {
+                self.add(key, l);
+                self.sift_up(self.entries.len() - 1);
+            }
+        }
+    }
+
+    /// Takes link `l`'s entry out, if it has one.
+    #[inline]
+    pub(super) fn remove(&mut self, l: u32) {
+        let Some(i) = self.find(l) else {
+            return;
+        };
+        let last = self.entries.pop().expect("the heap holds link l");
+        if i == self.entries.len() {
+            return;
+        }
+        let old = std::mem::replace(&mut self.entries[i], last);
+        self.slot[last.1 as usize] = i as u32;
+        if last < old {
+            self.sift_up(i);
+        } else {
+            self.sift_down(i);
+        }
+    }
+
+    /// Removes and returns the least (key, link).
+    #[inline]
+    pub(super) fn pop(&mut self) -> Option<(u64, u32)> {
+        let last = self.entries.pop()?;
+        if self.entries.is_empty() {
+            return Some(last);
+        }
+        let top = std::mem::replace(&mut self.entries[0], last);
+        self.slot[last.1 as usize] = 0;
+        self.sift_down(0);
+        Some(top)
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let entry = self.entries[i];
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            let above = self.entries[parent];
+            if above <= entry {
+                break;
+            }
+            self.entries[i] = above;
+            self.slot[above.1 as usize] = i as u32;
+            i = parent;
+        }
+        self.entries[i] = entry;
+        self.slot[entry.1 as usize] = i as u32;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.entries.len();
+        let entry = self.entries[i];
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let right = left + 1;
+            let child = if right < n && self.entries[right] < self.entries[left] {
+                right
+            } else {
+                left
+            };
+            let below = self.entries[child];
+            if entry <= below {
+                break;
+            }
+            self.entries[i] = below;
+            self.slot[below.1 as usize] = i as u32;
+            i = child;
+        }
+        self.entries[i] = entry;
+        self.slot[entry.1 as usize] = i as u32;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each pop is the least (key, link) of the links in the heap, over random adds, re-keys up and
+    /// down, removals and pops, with ties between keys.
+    #[test]
+    fn pops_the_least_key_after_rekeys_and_removals() {
+        let mut rng = crate::rng::Rng::new(5);
+        for round in 0..300 {
+            let links = 1 + rng.below(40);
+            let mut heap = LevelHeap::with_links(links as usize);
+            let mut key = vec![None::<u64>; links as usize];
+            for l in 0..rng.below(links) {
+                let k = u64::from(rng.below(8));
+                heap.add(k, l);
+                key[l as usize] = Some(k);
+            }
+            heap.build();
+            for step in 0..200 {
+                let l = rng.below(links);
+                match rng.below(5) {
+                    0 => {
+                        heap.remove(l);
+                        key[l as usize] = None;
+                    }
+                    1 | 2 => {
+                        let k = u64::from(rng.below(8));
+                        heap.set(k, l);
+                        key[l as usize] = Some(k);
+                    }
+                    _ => {
+                        let want = (0..links)
+                            .filter_map(|l| key[l as usize].map(|k| (k, l)))
+                            .min();
+                        let got = heap.pop();
+                        assert_eq!(got, want, "round {round} step {step}");
+                        if let Some((_, l)) = got {
+                            key[l as usize] = None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
