@@ -130,7 +130,8 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     let nodes = u64::from(topo.nodes());
     let switches = u64::from(topo.switches());
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
-    (ports + nodes) * PER_LINK + nodes * (32 + 8 + 4) + switches * 4
+    // Per switch port, besides: what it is wired to (8).
+    (ports + nodes) * PER_LINK + ports * 8 + nodes * (32 + 8 + 4) + switches * 4
 }
 
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing

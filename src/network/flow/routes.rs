@@ -32,9 +32,43 @@ pub(super) struct Paths<'a> {
     ports: u32,
     /// Head latency of each link id.
     link_latency: Vec<u64>,
+    /// What each switch port is wired to, read once from the topology ([`FarEnd`]): a walk takes
+    /// one per hop, where asking the topology decodes the switch's position every time.
+    far_end: Vec<FarEnd>,
     vcs: u32,
     /// Scratch for the routing function's candidates.
     choices: Vec<RouteChoice>,
+}
+
+/// A switch port's [`Endpoint`] in 8 bytes: a neighbour switch and its port as the high and low
+/// halves; a node or nothing under a high half of `u32::MAX`, which no switch id takes (nor is
+/// `u32::MAX` a node id: ids are below the counts, which are `u32`s).
+#[derive(Debug, Clone, Copy)]
+struct FarEnd(u64);
+
+impl FarEnd {
+    const NODE: u64 = (u32::MAX as u64) << 32;
+    const UNPLUGGED: u64 = u64::MAX;
+
+    fn of(end: Endpoint) -> FarEnd {
+        FarEnd(match end {
+            Endpoint::Switch { switch, port } => u64::from(switch) << 32 | u64::from(port),
+            Endpoint::Node(n) => Self::NODE | u64::from(n),
+            Endpoint::Unplugged => Self::UNPLUGGED,
+        })
+    }
+
+    #[inline]
+    fn get(self) -> Endpoint {
+        match self.0 {
+            Self::UNPLUGGED => Endpoint::Unplugged,
+            e if e >= Self::NODE => Endpoint::Node(e as u32),
+            e => Endpoint::Switch {
+                switch: (e >> 32) as u32,
+                port: e as u32,
+            },
+        }
+    }
 }
 
 /// What a walk found besides its links.
@@ -60,15 +94,18 @@ impl<'a> Paths<'a> {
         let enter_switch = u64::from(model.routing_delay.max(model.allocation_delay));
         let crossbar = u64::from(model.output_queue_packets > 0);
         let mut link_latency = vec![0u64; (ports + topo.nodes()) as usize];
+        let mut far_end = Vec::with_capacity(ports as usize);
         for sw in 0..switches {
             for local in 0..topo.ports(sw) {
                 let gp = (port_start[sw as usize] + local) as usize;
                 let length = u64::from(topo.link_length(sw, local).max(1));
-                link_latency[gp] = match topo.neighbour(sw, local) {
+                let end = topo.neighbour(sw, local);
+                link_latency[gp] = match end {
                     Endpoint::Switch { .. } => 1 + fly * length + enter_switch + crossbar,
                     Endpoint::Node(_) => 1 + fly * length + crossbar,
                     Endpoint::Unplugged => 0,
                 };
+                far_end.push(FarEnd::of(end));
             }
         }
         for node in 0..topo.nodes() {
@@ -79,6 +116,7 @@ impl<'a> Paths<'a> {
             port_start,
             ports,
             link_latency,
+            far_end,
             vcs: topo.virtual_channels().max(1),
             choices: Vec::new(),
         }
@@ -96,11 +134,9 @@ impl<'a> Paths<'a> {
         let p = f64::from(model.packet_phits);
         let into_switch = p / (p + f64::from(model.allocation_delay));
         let mut capacity = vec![into_switch; self.links()];
-        for sw in 0..self.topo.switches() {
-            for local in 0..self.topo.ports(sw) {
-                if !matches!(self.topo.neighbour(sw, local), Endpoint::Switch { .. }) {
-                    capacity[(self.port_start[sw as usize] + local) as usize] = 1.0;
-                }
+        for (c, end) in capacity.iter_mut().zip(&self.far_end) {
+            if !matches!(end.get(), Endpoint::Switch { .. }) {
+                *c = 1.0;
             }
         }
         capacity
@@ -166,7 +202,7 @@ impl<'a> Paths<'a> {
             let link = base + choice.port;
             out.push(link);
             latency += self.link_latency[link as usize];
-            match topo.neighbour(switch, choice.port) {
+            match self.far_end[link as usize].get() {
                 Endpoint::Node(n) if n == dst => return Ok(Walked { latency }),
                 Endpoint::Node(n) => {
                     return Err(self.bug(format!("the route towards node {dst} ends at node {n}")));
@@ -278,6 +314,23 @@ mod tests {
         for key in 0..16 {
             paths.walk(0, 63, key, &load, &mut out).unwrap();
             assert_eq!(out[1], free, "key {key}");
+        }
+    }
+
+    /// Every endpoint survives its 8-byte form, the largest ids included.
+    #[test]
+    fn far_ends_keep_their_endpoints() {
+        for end in [
+            Endpoint::Switch { switch: 0, port: 0 },
+            Endpoint::Switch {
+                switch: u32::MAX - 1,
+                port: u32::MAX,
+            },
+            Endpoint::Node(0),
+            Endpoint::Node(u32::MAX - 1),
+            Endpoint::Unplugged,
+        ] {
+            assert_eq!(FarEnd::of(end).get(), end);
         }
     }
 
