@@ -51,6 +51,7 @@
 //! the pipelining of a message's packets behind another's head are absent; see `docs/network-model.md`
 //! ("Flow model") and `results/flow-vs-flit/` for the measured error.
 
+mod calendar;
 mod level_heap;
 mod links;
 mod replay;

@@ -4,6 +4,7 @@
 
 mod resolve;
 
+use super::calendar::Calendar;
 use super::links::{Block, Links};
 use super::routes::Paths;
 use super::solver::Solver;
@@ -11,14 +12,13 @@ use crate::error::{DeadlockReport, Error, Result};
 use crate::network::driver::{Consumed, Driver, Step};
 use crate::network::{MAX_CYCLE, NetworkModel, Outcome, Progress};
 use crate::topology::Topology;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// Remaining phits below this are float residue: the flow is done.
 const DONE_PHITS: f64 = 1e-9;
 
 /// What happens at a cycle; ids are message ids.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Event {
     /// A rank (or job) asked to be woken (`Step::Sleep`).
     Wake(u32),
@@ -95,8 +95,7 @@ pub(super) struct Replay<'a, D: Driver> {
     link_phits: Vec<u64>,
     /// Sum of the rates of the flows on each link.
     link_rate: Vec<f64>,
-    events: BinaryHeap<Reverse<(u64, u64, Event)>>,
-    seq: u64,
+    events: Calendar<Event>,
     /// Activations so far (see `Message::generation`).
     generations: u64,
     now: u64,
@@ -154,8 +153,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             link_stamp: vec![0; links],
             link_phits: vec![0; links],
             link_rate: vec![0.0; links],
-            events: BinaryHeap::new(),
-            seq: 0,
+            events: Calendar::new(),
             generations: 0,
             now: 0,
             active_at: 0,
@@ -184,16 +182,12 @@ impl<'a, D: Driver> Replay<'a, D> {
         self.apply(&mut steps);
         self.resolve();
         let mut loops = 0u32;
-        while let Some(&Reverse((cycle, _, _))) = self.events.peek() {
+        while let Some(cycle) = self.events.next_cycle() {
             if let Some(e) = self.error.take() {
                 return Err(e);
             }
             self.now = cycle;
-            while let Some(&Reverse((c, _, event))) = self.events.peek() {
-                if c != cycle {
-                    break;
-                }
-                self.events.pop();
+            while let Some(event) = self.events.next_event() {
                 match event {
                     Event::Wake(who) => {
                         self.driver.wake(cycle, who, &mut steps);
@@ -246,8 +240,7 @@ impl<'a, D: Driver> Replay<'a, D> {
 
     /// Schedules `event` at cycle `at` (FIFO among events of one cycle).
     fn schedule(&mut self, at: u64, event: Event) {
-        self.seq += 1;
-        self.events.push(Reverse((at, self.seq, event)));
+        self.events.schedule(at, event);
     }
 
     /// `now + cycles`, or the run's error when it passes [`MAX_CYCLE`] (`what` says what asked).
