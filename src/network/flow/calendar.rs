@@ -3,25 +3,33 @@
 //! comparisons for the events that fall within a horizon.
 //!
 //! Events up to [`HORIZON`] cycles ahead go to a ring of buckets indexed by `cycle % HORIZON` (a
-//! bucket then holds one cycle's events, in insertion order), with a bitmap of the buckets in use so
-//! the next one is found a word at a time. Events further ahead (a flow's end far away, a rank
-//! computing for long) wait in a heap keyed by (cycle, insertion count). An event for cycle t is
-//! put in the heap only while `now < t - HORIZON` and in a bucket only later (the clock never goes
-//! back), so a cycle's events from the heap were all scheduled before those in its bucket: taking
-//! the heap's first, then the bucket's, keeps the insertion order. Events scheduled for the cycle
-//! being processed join its end.
+//! bucket then holds one cycle's events, as a list in insertion order through one shared pool of
+//! event slots, so the events in waiting stay together in memory whatever cycles they are for), with
+//! a bitmap of the buckets in use so the next one is found a word at a time. Events further ahead (a
+//! flow's end far away, a rank computing for long) wait in a heap keyed by (cycle, insertion count).
+//! An event for cycle t is put in the heap only while `now <= t - HORIZON` and in a bucket only later
+//! (the clock never goes back), so a cycle's events from the heap were all scheduled before those in
+//! its bucket: taking the heap's first, then the bucket's, keeps the insertion order. Events
+//! scheduled for the cycle being processed join its end.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Cycles ahead held in buckets (a power of two).
-const HORIZON: u64 = 4096;
+const HORIZON: u64 = 1024;
 const WORDS: usize = (HORIZON / 64) as usize;
+/// No slot: an empty bucket's list, the end of a list.
+const NONE: u32 = u32::MAX;
 
 /// A queue of events of type `E` by cycle.
 #[derive(Debug)]
 pub(super) struct Calendar<E> {
-    buckets: Vec<Vec<E>>,
+    /// Per bucket, the first and last slot of its list.
+    first: Vec<u32>,
+    last: Vec<u32>,
+    /// Event slots: an event and the next slot of its list (or of the free list).
+    slots: Vec<(E, u32)>,
+    free: u32,
     /// Bit b of word w: bucket 64 w + b holds events.
     used: [u64; WORDS],
     in_buckets: usize,
@@ -58,7 +66,10 @@ impl<E: Copy> Calendar<E> {
     /// An empty queue at cycle 0.
     pub(super) fn new() -> Self {
         Calendar {
-            buckets: (0..HORIZON).map(|_| Vec::new()).collect(),
+            first: vec![NONE; HORIZON as usize],
+            last: vec![NONE; HORIZON as usize],
+            slots: Vec::new(),
+            free: NONE,
             used: [0; WORDS],
             in_buckets: 0,
             far: BinaryHeap::new(),
@@ -76,9 +87,24 @@ impl<E: Copy> Calendar<E> {
         if at <= self.now {
             self.current.push(event);
         } else if at - self.now < HORIZON {
+            let slot = if self.free == NONE {
+                self.slots.push((event, NONE));
+                (self.slots.len() - 1) as u32
+            } else {
+                let s = self.free;
+                self.free = self.slots[s as usize].1;
+                self.slots[s as usize] = (event, NONE);
+                s
+            };
             let b = (at % HORIZON) as usize;
-            self.buckets[b].push(event);
-            self.used[b / 64] |= 1 << (b % 64);
+            match self.last[b] {
+                NONE => {
+                    self.first[b] = slot;
+                    self.used[b / 64] |= 1 << (b % 64);
+                }
+                tail => self.slots[tail as usize].1 = slot,
+            }
+            self.last[b] = slot;
             self.in_buckets += 1;
         } else {
             self.seq += 1;
@@ -119,11 +145,15 @@ impl<E: Copy> Calendar<E> {
         if near == Some(at) {
             let b = (at % HORIZON) as usize;
             self.used[b / 64] &= !(1 << (b % 64));
-            self.in_buckets -= self.buckets[b].len();
-            if self.current.is_empty() {
-                std::mem::swap(&mut self.current, &mut self.buckets[b]);
-            } else {
-                self.current.append(&mut self.buckets[b]);
+            let mut s = std::mem::replace(&mut self.first[b], NONE);
+            self.last[b] = NONE;
+            while s != NONE {
+                let (e, next) = self.slots[s as usize];
+                self.current.push(e);
+                self.slots[s as usize].1 = self.free;
+                self.free = s;
+                self.in_buckets -= 1;
+                s = next;
             }
         }
         Some(at)
