@@ -445,15 +445,20 @@ fn the_model_is_chosen_in_configs_and_on_the_command_line() {
     );
 }
 
-/// The memory check before a run counts the flow model's own arrays (about 61 bytes per link id and
-/// 44 per node: 37 MiB on the 65,536-node 16,4-fat-tree), not the flit engine's buffers and packet
-/// slab (178 MiB there), so a big network that fits under the flow model is not refused.
+/// The memory check before a run counts the flow model's own arrays (about 65 bytes per link id, 8
+/// more per switch port and 44 per node: 43 MiB on the 65,536-node 16,4-fat-tree), not the flit
+/// engine's buffers and packet slab (178 MiB there), so a big network that fits under the flow model
+/// is not refused.
 #[test]
 fn the_memory_estimate_counts_the_flow_models_arrays() {
     let topo = topology::build("fat-tree:k=16,n=4").unwrap();
     let flow_bytes = network::memory::engine_bytes(topo.as_ref(), &flow(), false);
     let flit_bytes = network::memory::engine_bytes(topo.as_ref(), &NetworkModel::default(), false);
-    let links = 4 * 4096 * 32 + 65536;
-    assert_eq!(flow_bytes, links * 61 + 65536 * 44 + 4 * 4096 * 4);
+    let ports = 4 * 4096 * 32;
+    let links = ports + 65536;
+    assert_eq!(
+        flow_bytes,
+        links * 65 + ports * 8 + 65536 * 44 + 4 * 4096 * 4
+    );
     assert!(flit_bytes > 4 * flow_bytes, "{flit_bytes} vs {flow_bytes}");
 }
