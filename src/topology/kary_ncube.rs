@@ -51,6 +51,9 @@ pub struct Cube {
     pub wrap: bool,
     /// `k^d` for d in 0..=n.
     pow: Vec<u32>,
+    /// `log2 k` when k is a power of two: a coordinate is then a bit field (routing reads two per
+    /// dimension per hop, and a shift is far cheaper than a division).
+    bits: Option<u32>,
 }
 
 /// The hop a DOR packet takes next.
@@ -73,6 +76,7 @@ impl Cube {
             n,
             wrap,
             pow: (0..=n).map(|d| k.pow(d)).collect(),
+            bits: k.is_power_of_two().then(|| k.trailing_zeros()),
         })
     }
 
@@ -89,7 +93,10 @@ impl Cube {
     /// Coordinate of router `r` in dimension `d`.
     #[inline]
     pub fn coord(&self, r: u32, d: u32) -> u32 {
-        (r / self.pow[d as usize]) % self.k
+        match self.bits {
+            Some(b) => (r >> (b * d)) & (self.k - 1),
+            None => (r / self.pow[d as usize]) % self.k,
+        }
     }
 
     /// The dimension a port belongs to (`None` for the node port).
@@ -150,5 +157,28 @@ impl Cube {
                 wraps,
             })
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cube;
+
+    /// A coordinate read as a bit field (k a power of two) is the base-k digit, as for any other k.
+    #[test]
+    fn coordinates_are_base_k_digits() {
+        for (k, n) in [(1, 3), (2, 5), (4, 3), (5, 3), (8, 2), (16, 3)] {
+            let cube = Cube::new("cube", k, n, true).unwrap();
+            assert_eq!(cube.bits.is_some(), k.is_power_of_two());
+            for r in 0..cube.routers() {
+                for d in 0..n {
+                    assert_eq!(
+                        cube.coord(r, d),
+                        (r / k.pow(d)) % k,
+                        "k={k} n={n} r={r} d={d}"
+                    );
+                }
+            }
+        }
     }
 }
