@@ -51,8 +51,8 @@ pub struct Cube {
     pub wrap: bool,
     /// `k^d` for d in 0..=n.
     pow: Vec<u32>,
-    /// `log2 k` when k is a power of two: a coordinate is then a bit field (routing reads two per
-    /// dimension per hop, and a shift is far cheaper than a division).
+    /// `log2 k` when k is a power of two: a coordinate is then a bit field, read with a shift and a
+    /// mask instead of a division and a remainder (routing reads two per dimension per hop).
     bits: Option<u32>,
 }
 

@@ -33,7 +33,7 @@ pub(super) struct Calendar<E> {
     /// Bit b of word w: bucket 64 w + b holds events.
     used: [u64; WORDS],
     in_buckets: usize,
-    far: BinaryHeap<Reverse<(u64, u64, Slot<E>)>>,
+    far: BinaryHeap<Reverse<(u64, u64, Unordered<E>)>>,
     seq: u64,
     /// The cycle being processed and its events, of which those before `next` are taken.
     now: u64,
@@ -43,20 +43,20 @@ pub(super) struct Calendar<E> {
 
 /// An event in the far heap, ordered by nothing (the heap's keys are unique before it).
 #[derive(Debug, Clone, Copy)]
-struct Slot<E>(E);
+struct Unordered<E>(E);
 
-impl<E> PartialEq for Slot<E> {
+impl<E> PartialEq for Unordered<E> {
     fn eq(&self, _: &Self) -> bool {
         true
     }
 }
-impl<E> Eq for Slot<E> {}
-impl<E> PartialOrd for Slot<E> {
+impl<E> Eq for Unordered<E> {}
+impl<E> PartialOrd for Unordered<E> {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Slot<E> {
+impl<E> Ord for Unordered<E> {
     fn cmp(&self, _: &Self) -> std::cmp::Ordering {
         std::cmp::Ordering::Equal
     }
@@ -108,7 +108,7 @@ impl<E: Copy> Calendar<E> {
             self.in_buckets += 1;
         } else {
             self.seq += 1;
-            self.far.push(Reverse((at, self.seq, Slot(event))));
+            self.far.push(Reverse((at, self.seq, Unordered(event))));
         }
     }
 
@@ -135,7 +135,7 @@ impl<E: Copy> Calendar<E> {
             (n, f) => n.or(f)?,
         };
         self.now = at;
-        while let Some(&Reverse((t, _, Slot(e)))) = self.far.peek() {
+        while let Some(&Reverse((t, _, Unordered(e)))) = self.far.peek() {
             if t != at {
                 break;
             }

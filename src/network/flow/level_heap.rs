@@ -6,10 +6,11 @@
 //! re-key leaves a stale entry that a later pop has to sift out from the top; here a re-key sifts the
 //! one entry from where it is, usually near the bottom, and a link none of whose flows is left to
 //! freeze is taken out the same way. Entries order by (key, link), a total order, so the pops come in
-//! the order a plain heap with stale entries skipped gives them. (Leaving rises to be re-keyed only
-//! when a link reaches the top was tried: more instructions, as those sifts start at the root.)
+//! the order a plain heap with stale entries skipped gives them. Rises are sifted at once rather than
+//! when a link reaches the top: sifts from the top cost more, as they start at the root.
 
-/// Where a link's entry is: its index in `entries`, valid only if that entry names the link.
+/// The slot of a link never entered (a slot is trusted only if the entry it points at names the
+/// link).
 const NOWHERE: u32 = u32::MAX;
 
 /// A min-heap of links keyed by a level's bits (non-negative floats order as their bits).
