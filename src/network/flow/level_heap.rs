@@ -83,33 +83,39 @@ impl LevelHeap {
     /// Takes link `l`'s entry out, if it has one.
     #[inline]
     pub(super) fn remove(&mut self, l: u32) {
-        let Some(i) = self.find(l) else {
-            return;
-        };
-        let last = self.entries.pop().expect("the heap holds link l");
-        if i == self.entries.len() {
-            return;
-        }
-        let old = std::mem::replace(&mut self.entries[i], last);
-        self.slot[last.1 as usize] = i as u32;
-        if last < old {
-            self.sift_up(i);
-        } else {
-            self.sift_down(i);
+        if let Some(i) = self.find(l) {
+            self.take_at(i);
         }
     }
 
     /// Removes and returns the least (key, link).
     #[inline]
     pub(super) fn pop(&mut self) -> Option<(u64, u32)> {
-        let last = self.entries.pop()?;
-        if self.entries.is_empty() {
-            return Some(last);
+        (!self.entries.is_empty()).then(|| self.take_at(0))
+    }
+
+    /// Takes out the entry at index `i`: the last entry fills its place and is sifted from there.
+    #[inline]
+    fn take_at(&mut self, i: usize) -> (u64, u32) {
+        let last = self.entries.pop().expect("index i is in the heap");
+        if i == self.entries.len() {
+            return last;
         }
-        let top = std::mem::replace(&mut self.entries[0], last);
-        self.slot[last.1 as usize] = 0;
-        self.sift_down(0);
-        Some(top)
+        let taken = std::mem::replace(&mut self.entries[i], last);
+        self.place(i, last);
+        if last < taken {
+            self.sift_up(i);
+        } else {
+            self.sift_down(i);
+        }
+        taken
+    }
+
+    /// Puts `entry` at index `i` and records where its link is.
+    #[inline]
+    fn place(&mut self, i: usize, entry: (u64, u32)) {
+        self.entries[i] = entry;
+        self.slot[entry.1 as usize] = i as u32;
     }
 
     fn sift_up(&mut self, mut i: usize) {
@@ -120,12 +126,10 @@ impl LevelHeap {
             if above <= entry {
                 break;
             }
-            self.entries[i] = above;
-            self.slot[above.1 as usize] = i as u32;
+            self.place(i, above);
             i = parent;
         }
-        self.entries[i] = entry;
-        self.slot[entry.1 as usize] = i as u32;
+        self.place(i, entry);
     }
 
     fn sift_down(&mut self, mut i: usize) {
@@ -146,12 +150,10 @@ impl LevelHeap {
             if entry <= below {
                 break;
             }
-            self.entries[i] = below;
-            self.slot[below.1 as usize] = i as u32;
+            self.place(i, below);
             i = child;
         }
-        self.entries[i] = entry;
-        self.slot[entry.1 as usize] = i as u32;
+        self.place(i, entry);
     }
 }
 
