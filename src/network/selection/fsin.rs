@@ -370,6 +370,34 @@ mod tests {
         None
     }
 
+    /// The plan's fused line reads what the trend's own methods read: the occupancy at `dt`
+    /// ([`Trend::at`]), its slope to `dt + 1` (flat from `settle` on) and the next kink
+    /// ([`Trend::next_kink`]), over queues arriving, leaving, both and neither.
+    #[test]
+    fn a_line_is_the_trend_read_at_once() {
+        for whole in [0, 16, 32, 48] {
+            for arrive in -40..24 {
+                for leave in std::iter::once(None).chain((-40..24).map(Some)) {
+                    let t = trend(whole, arrive, leave);
+                    let settle = t.settles_after().max(1);
+                    for dt in 0..48 {
+                        let line = Line::at(&t, dt, settle);
+                        let slope = if dt >= settle {
+                            0
+                        } else {
+                            i64::from(t.at(dt + 1)) - i64::from(t.at(dt))
+                        };
+                        assert_eq!(
+                            (line.value, line.slope, line.kink),
+                            (t.at(dt), slope, t.next_kink(dt)),
+                            "{t:?} at {dt}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn trends_follow_the_trains_of_phits() {
         // One packet fully in, leaving since 4 cycles ago: 12 phits, down to 0 at 12.

@@ -83,7 +83,8 @@ impl Trend {
     }
 
     /// The first cycle after `dt` at which the occupancy's slope changes (`u64::MAX` if none): a
-    /// packet starting or ending to arrive or to leave.
+    /// packet starting or ending to arrive or to leave. FSIN's plan computes it fused with the
+    /// occupancy (`fsin.rs`, `Line::at`); a test holds the two equal.
     #[inline]
     pub fn next_kink(&self, dt: u64) -> u64 {
         if self.whole == 0 {
