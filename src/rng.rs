@@ -14,7 +14,7 @@ pub fn mix64(x: u64) -> u64 {
 }
 
 /// xoshiro256** state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rng {
     s: [u64; 4],
 }

@@ -221,6 +221,8 @@ impl<'a, D: Driver> Engine<'a, D> {
             epoch: 0,
             filled_at: (u64::MAX, 0),
             filled_for: Vec::new(),
+            fills: 0,
+            planned: None,
             states: Vec::new(),
             trends: Vec::new(),
             watch: Default::default(),

@@ -205,6 +205,7 @@ impl<D: Driver> Engine<'_, D> {
             return;
         }
         self.filled_at = (self.now, self.epoch);
+        self.fills += 1;
         self.filled_for.clone_from(&self.candidates);
         self.states.clear();
         self.trends.clear();

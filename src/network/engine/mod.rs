@@ -43,6 +43,7 @@ use super::driver::Step;
 use super::driver::{Consumed, Driver};
 use super::wheel::{Event, Wheel};
 use crate::error::{DeadlockReport, Error, Result};
+use crate::network::selection::Plan;
 use crate::rng::Rng;
 use crate::routing::{NetView, PathChoice};
 use crate::topology::{Endpoint, RouteChoice, Topology};
@@ -339,6 +340,14 @@ pub(super) struct Engine<'a, D: Driver> {
     /// switch that share candidates and ask in the same cycle read them once.
     filled_at: (u64, u64),
     filled_for: Vec<Candidate>,
+    /// Counts the fills of `states` and `trends` that read the queues (not those reused).
+    fills: u64,
+    /// The fill that the last plan read, when that plan drew no random number, and its answer: a
+    /// plan is a function of the states, trends and random stream it is given, so a head planned on
+    /// the same fill gets the same answer and `watch`, which still holds that plan's, without asking.
+    /// Arbitration losers of one switch that share candidates are planned one after another on one
+    /// fill, and most of their plans wait for a change without a draw.
+    planned: Option<(u64, Plan)>,
     watch: crate::network::selection::Watch,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,

@@ -29,7 +29,7 @@
 //! depend on them.
 
 use super::*;
-use crate::network::selection::{Plan, Trend};
+use crate::network::selection::Trend;
 
 /// No planned cycle.
 pub(super) const NO_PLAN: u64 = u64::MAX;
@@ -78,15 +78,43 @@ impl<D: Driver> Engine<'_, D> {
         if self.bufs[b as usize].waiting {
             self.leave_waiters(b);
         }
-        let plan = self
-            .selection
-            .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);
+        let plan = match self.planned {
+            Some((fill, plan)) if fill == self.fills => {
+                debug_assert!(
+                    self.plan_again_agrees(plan),
+                    "buffer {b}: a reused plan differs"
+                );
+                plan
+            }
+            _ => {
+                let before = self.rng.clone();
+                let plan =
+                    self.selection
+                        .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);
+                self.planned = (self.rng == before).then_some((self.fills, plan));
+                plan
+            }
+        };
         if plan == Plan::Poll {
             self.look_next_cycle(b);
             return;
         }
         let escapes = self.states.iter().any(|s| s.escape);
         self.watch_candidates(b, plan, escapes);
+    }
+
+    /// Whether planning afresh (on copies of the random stream and the watch) gives `plan` and the
+    /// watch it left, drawing nothing: what reusing it assumes.
+    fn plan_again_agrees(&self, plan: Plan) -> bool {
+        let (mut rng, mut watch) = (self.rng.clone(), self.watch.clone());
+        let again = self
+            .selection
+            .plan(&self.states, &self.trends, &mut rng, &mut watch);
+        let w = &self.watch;
+        again == plan
+            && rng == self.rng
+            && (&watch.argmin, watch.level, watch.certain, watch.blocked)
+                == (&w.argmin, w.level, w.certain, w.blocked)
     }
 
     /// Registers buffer `b` on its candidates' channels for the changes `self.watch` says its plan
@@ -173,6 +201,7 @@ impl<D: Driver> Engine<'_, D> {
                 self.leave_waiters(b);
             }
             self.watch.reset(1, true);
+            self.planned = None;
             self.watch_candidates(b, Plan::Never, false);
             return;
         }

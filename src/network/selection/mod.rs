@@ -214,6 +214,8 @@ pub trait OutputSelection: Sync + fmt::Debug {
     /// cycle would first get a [`Choice::Take`] if nothing but the queues' [`Trend`]s changes
     /// meanwhile, drawn from the same distribution as asking every cycle would give. `watch` is
     /// filled with what the answer depends on. Only called when [`OutputSelection::plans`] is true.
+    /// It must be a function of its arguments: the engine reuses an answer, and the `watch` it left,
+    /// for a head with the same candidates' states and trends when the answer drew no random number.
     fn plan(
         &self,
         _candidates: &[CandidateState],
