@@ -101,7 +101,7 @@ impl LevelHeap {
         if i == self.entries.len() {
             return last;
         }
-        let taken = std::mem::replace(&mut self.entries[i], last);
+        let taken = self.entries[i];
         self.place(i, last);
         if last < taken {
             self.sift_up(i);
