@@ -94,6 +94,7 @@ impl Driver for Recorder {
                 to,
                 bytes,
                 token: i as u64,
+                note: netreplay::network::NO_NOTE,
             });
         }
     }

@@ -369,3 +369,58 @@ fn top_links_from_a_second_pass_match_their_totals() {
     assert_eq!(r["link_load"]["top_links_from"], "second pass");
     check_link_load(&r);
 }
+
+/// Rendezvous on an empty 4,2-fat-tree, two nodes of one switch (L = 2 links): the critical path
+/// follows the protocol's chain through the messages' notes. With the receive posted at once it is
+/// request-to-send, clear-to-send (one 64-byte packet each: L + 16 cycles) and the 1 MiB data (P =
+/// 16,384 packets: L + 16 P), all latency. With rank 1 computing 1,000 cycles first, the
+/// clear-to-send leaves at its post and carries that computation: compute, clear-to-send, data.
+/// The flow model times a lone message the same way, so both models give the same path.
+#[test]
+fn rendezvous_critical_path_follows_the_protocol_messages() {
+    let (l, p) = (2u64, 16_384u64);
+    let cases = [
+        ("rdv-now.trc", "", 0u64, 3u64),
+        ("rdv-later.trc", "1 compute 1000\n", 1000, 2),
+    ];
+    for (name, compute, compute_cycles, messages) in cases {
+        let trace = scratch(name);
+        std::fs::write(
+            &trace,
+            format!("netreplay-trace 3\nranks 2\n0 send 1 1048576\n{compute}1 recv 0\n"),
+        )
+        .unwrap();
+        let workload = format!(
+            "trace:file={},protocol=rendezvous,cache=off",
+            trace.display()
+        );
+        let latency = (messages - 1) * (l + 16) + l + 16 * p;
+        for model in ["flit", "flow"] {
+            let r = run_json(&[
+                "run",
+                "--topology",
+                "fat-tree:k=4,n=2",
+                "--workload",
+                &workload,
+                "--model",
+                model,
+            ]);
+            let cp = &r["critical_path"];
+            let what = format!("{name} {model}");
+            assert_eq!(r["completion_cycles"], compute_cycles + latency, "{what}");
+            assert_eq!(cp["cycles"], compute_cycles + latency, "{what}");
+            assert_eq!(cp["compute_cycles"], compute_cycles, "{what}");
+            assert_eq!(cp["latency_cycles"], latency, "{what}");
+            assert_eq!(cp["contention_cycles"], 0, "{what}");
+            assert_eq!(cp["messages"], messages, "{what}");
+            let froms: Vec<u64> = cp["steps"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|s| s["from"].as_u64())
+                .collect();
+            let expected: &[u64] = if messages == 3 { &[0, 1, 0] } else { &[1, 0] };
+            assert_eq!(froms, expected, "{what}");
+        }
+    }
+}

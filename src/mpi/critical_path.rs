@@ -7,9 +7,9 @@
 //! (or, for a rendezvous clear-to-send or data message, at the protocol message whose arrival issued
 //! it). Zero-time ops in between add nothing. Rather than keep every interval to walk back at the
 //! end, the tracker builds the walk forward: every rank's current point and every message in flight
-//! holds its own critical chain as a node of a shared, reference-counted tree (a node's parent is the
-//! event before it), so memory follows the chains still alive, not the run's length. Consecutive
-//! computations of a rank merge into one node.
+//! (through the note the network hands back with it) holds its own critical chain as a node of a
+//! shared, reference-counted tree (a node's parent is the event before it), so memory follows the
+//! chains still alive, not the run's length. Consecutive computations of a rank merge into one node.
 //!
 //! Every chain covers [0, t] exactly, so compute + latency + contention = the last rank's finishing
 //! cycle. A message's *latency* is its zero-load time on an empty network (links x (1 + fly_time) +
@@ -20,10 +20,10 @@
 //! at the measured time.
 
 use crate::network::{Consumed, NetworkModel};
-use ahash::AHashMap;
 use serde::Serialize;
 
-const NONE: u32 = u32::MAX;
+/// No node: an empty chain, and the note of a message the tracker did not see issued.
+const NONE: u32 = crate::network::NO_NOTE;
 
 /// How many steps of the chain the report lists (the last ones, nearest the end).
 pub const STEPS_LISTED: usize = 200;
@@ -91,9 +91,6 @@ pub struct Tracker {
     free: Vec<u32>,
     head: Vec<u32>,
     finish: Vec<u64>,
-    /// Messages in flight by (from, to, token, issued at): the chain at their issue, and how many
-    /// messages share that key (identical sends of one rank in one cycle share their chain too).
-    inflight: AHashMap<(u32, u32, u64, u64), (u32, u32)>,
 }
 
 /// One step of the critical path.
@@ -157,7 +154,6 @@ impl Tracker {
             free: Vec::new(),
             head: vec![NONE; ranks as usize],
             finish: vec![0; ranks as usize],
-            inflight: AHashMap::new(),
         }
     }
 
@@ -241,42 +237,26 @@ impl Tracker {
         self.set_head(rank, n);
     }
 
-    /// A message is issued now by `rank`'s own program: it carries the rank's chain.
-    pub fn issue_by_rank(&mut self, rank: u32, to: u32, token: u64, at: u64) {
+    /// A message is issued now by `rank`'s own program: it carries the rank's chain. Returns the
+    /// message's note ([`crate::network::Step::Send`]), which holds the chain until it arrives.
+    pub fn issue_by_rank(&mut self, rank: u32) -> u32 {
         let h = self.head[rank as usize];
-        self.issue(rank, to, token, at, h);
+        self.issue(h)
     }
 
     /// A message is issued with chain `chain` (a protocol reply: the chain of the message whose
-    /// arrival issued it).
-    pub fn issue(&mut self, from: u32, to: u32, token: u64, at: u64, chain: u32) {
-        let entry = self
-            .inflight
-            .entry((from, to, token, at))
-            .or_insert((chain, 0));
-        entry.1 += 1;
-        if entry.1 == 1 {
-            self.retain(chain);
-        }
+    /// arrival issued it). Returns the message's note, a hold on `chain` until it arrives.
+    pub fn issue(&mut self, chain: u32) -> u32 {
+        self.retain(chain);
+        chain
     }
 
     /// A message was consumed at `now`: returns its chain (the message as the last step), held once
     /// by the caller, who passes it on with [`Tracker::released`] or drops it with
-    /// [`Tracker::drop_chain`].
+    /// [`Tracker::drop_chain`]. The message's note is the chain it was issued with
+    /// ([`crate::network::NO_NOTE`], an empty chain, for a message the tracker did not see issued).
     pub fn arrived(&mut self, now: u64, msg: &Consumed) -> u32 {
-        let key = (msg.from, msg.to, msg.token, msg.issued_at);
-        let (parent, last) = match self.inflight.get_mut(&key) {
-            Some(e) => {
-                e.1 -= 1;
-                let chain = e.0;
-                let last = e.1 == 0;
-                if last {
-                    self.inflight.remove(&key);
-                }
-                (chain, last)
-            }
-            None => (NONE, false),
-        };
+        let parent = msg.note;
         let took = now - msg.issued_at;
         let zero = self.zero.cycles(msg.hops, msg.packets).min(took);
         let node = Node {
@@ -296,10 +276,8 @@ impl Tracker {
             steps: 1,
         };
         let n = self.push(parent, node);
-        if last {
-            // The in-flight entry's hold ends (the new node holds its own).
-            self.release(parent);
-        }
+        // The message's hold ends (the new node holds its own).
+        self.release(parent);
         n
     }
 

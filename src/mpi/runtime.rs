@@ -17,7 +17,7 @@
 //!   their sum is the rank's finishing cycle, since nothing else takes time.
 
 use super::observe::Activity;
-use crate::network::{Consumed, Driver, Step};
+use crate::network::{Consumed, Driver, NO_NOTE, Step};
 use crate::program::MpiModel;
 use crate::program::{Op, Program};
 use ahash::AHashMap;
@@ -291,6 +291,7 @@ impl<'p> Ranks<'p> {
                 to,
                 bytes,
                 token: tag,
+                note: NO_NOTE,
             });
             return 0;
         }
@@ -328,6 +329,7 @@ impl<'p> Ranks<'p> {
             to,
             bytes: self.model.control_bytes,
             token,
+            note: NO_NOTE,
         });
     }
 
@@ -437,6 +439,7 @@ impl<'p> Ranks<'p> {
                     to: rdv.to,
                     bytes: rdv.bytes,
                     token: DATA | u64::from(id),
+                    note: NO_NOTE,
                 });
                 (rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req))
                     .then_some(rdv.from)
@@ -533,12 +536,9 @@ impl Driver for Ranks<'_> {
                 .as_deref_mut()
                 .and_then(|w| w.tracker.as_mut())
                 .expect("a chain comes from the tracker");
-            for step in &out[mark..] {
-                if let Step::Send {
-                    from, to, token, ..
-                } = *step
-                {
-                    t.issue(from, to, token, now, c);
+            for step in &mut out[mark..] {
+                if let Step::Send { note, .. } = step {
+                    *note = t.issue(c);
                 }
             }
             if let Some(rank) = released {

@@ -129,16 +129,13 @@ impl<'p> Ranks<'p> {
     }
 
     /// Gives the messages `rank`'s program issued (`out[mark..]`) the rank's critical chain.
-    pub(super) fn track_issued(&mut self, mark: usize, out: &[Step]) {
+    pub(super) fn track_issued(&mut self, mark: usize, out: &mut [Step]) {
         let Some(t) = self.watch.as_deref_mut().and_then(|w| w.tracker.as_mut()) else {
             return;
         };
-        for step in &out[mark..] {
-            if let Step::Send {
-                from, to, token, ..
-            } = *step
-            {
-                t.issue_by_rank(from, to, token, self.now);
+        for step in &mut out[mark..] {
+            if let Step::Send { from, note, .. } = step {
+                *note = t.issue_by_rank(*from);
             }
         }
     }

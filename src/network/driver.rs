@@ -5,6 +5,9 @@
 //! open-loop sources (`open_loop.rs`) generate packets at a rate, whatever the network does. Both
 //! speak in [`Step`]s, with ranks mapped to nodes by the placement.
 
+/// A message's note when its driver gives none.
+pub const NO_NOTE: u32 = u32::MAX;
+
 /// What a driver asks of the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
@@ -19,6 +22,10 @@ pub enum Step {
         /// The driver's label for the message, handed back when it is consumed (the MPI runtime's
         /// matching tag or protocol message; the engine does not read it).
         token: u64,
+        /// A second label of the driver's, handed back with the message like `token` ([`NO_NOTE`]
+        /// when unused): the MPI runtime's critical chain, so that an arrival finds the chain of
+        /// its send without a lookup.
+        note: u32,
     },
     /// Wake `rank` after `cycles`.
     Sleep {
@@ -38,6 +45,8 @@ pub struct Consumed {
     pub to: u32,
     /// The token the driver gave the message.
     pub token: u64,
+    /// The note the driver gave the message.
+    pub note: u32,
     /// Cycle the send was issued.
     pub issued_at: u64,
     /// Links crossed by the message's last packet, node links included.

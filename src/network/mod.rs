@@ -21,7 +21,7 @@ pub mod stats;
 mod wheel;
 
 pub use crate::routing::Routing;
-pub use driver::{Consumed, Driver, Step};
+pub use driver::{Consumed, Driver, NO_NOTE, Step};
 pub use flow::Model;
 pub use model::{Arbitration, CreditUnit, LoserRetry, NetworkModel, PRESETS, Preset};
 pub use open_loop::OpenLoopParams;

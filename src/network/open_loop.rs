@@ -23,8 +23,7 @@
 //! packet, not one test per node per cycle). The offered load is in phits per node per cycle, as
 //! Booksim's flits/cycle; seed 001's lambda (packets per node per cycle) is load / packet_phits.
 
-use super::driver::Step;
-use super::driver::{Consumed, Driver};
+use super::driver::{Consumed, Driver, NO_NOTE, Step};
 use crate::error::{Error, Result};
 use crate::rng::Rng;
 use crate::traffic::Destinations;
@@ -222,6 +221,7 @@ impl Driver for OpenLoop<'_> {
                 to,
                 bytes: self.packet_bytes,
                 token,
+                note: NO_NOTE,
             });
         }
         let cycles = self.gap();

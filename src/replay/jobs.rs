@@ -109,6 +109,7 @@ impl<'p> Jobs<'p> {
                     to,
                     bytes,
                     token,
+                    note,
                 } => {
                     self.open[j] += 1;
                     Step::Send {
@@ -116,6 +117,7 @@ impl<'p> Jobs<'p> {
                         to: to + base,
                         bytes,
                         token,
+                        note,
                     }
                 }
                 Step::Sleep { rank, cycles } => Step::Sleep {

@@ -96,6 +96,8 @@ struct Message {
     dest_node: u32,
     src_rank: u32,
     dst_rank: u32,
+    /// The driver's second label, handed back on delivery.
+    note: u32,
     token: u64,
     packets_to_send: u64,
     packets_to_deliver: u64,

@@ -15,7 +15,8 @@ impl<D: Driver> Engine<'_, D> {
                     to,
                     bytes,
                     token,
-                } => self.issue(from, to, bytes, token),
+                    note,
+                } => self.issue(from, to, bytes, token, note),
                 Step::Sleep { rank, cycles } => {
                     match crate::network::cycle_after(self.now, cycles.max(1)) {
                         Some(at) => self.wheel.schedule(at, Event::WakeRank(rank)),
@@ -28,13 +29,14 @@ impl<D: Driver> Engine<'_, D> {
         }
     }
 
-    pub(super) fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64) {
+    pub(super) fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64, note: u32) {
         let packets = bytes.div_ceil(self.packet_bytes).max(1);
         let msg = Message {
             dest_node: self.rank_node[to as usize],
             src_rank: from,
             dst_rank: to,
             token,
+            note,
             packets_to_send: packets,
             packets_to_deliver: packets,
             issued_at: self.now,
@@ -70,6 +72,7 @@ impl<D: Driver> Engine<'_, D> {
             from: msg.src_rank,
             to: msg.dst_rank,
             token: msg.token,
+            note: msg.note,
             issued_at: msg.issued_at,
             hops: self.pkts[pkt as usize].hops,
             packets: msg.packets,

@@ -39,15 +39,16 @@ struct Message {
     src_node: u32,
     dst_node: u32,
     token: u64,
+    /// The driver's second label, handed back on delivery.
+    note: u32,
     issued_at: u64,
     phits: u64,
     /// Chooses its path (see [`Paths::key`]).
     key: u64,
-    /// Its hops in [`Links`] while its flow is sending.
+    /// Its hops in [`Links`] while its flow is sending (its length stays the path's links).
     block: Block,
-    /// Head latency and links of its path, once it has one.
+    /// Head latency of its path, once it has one.
     latency: u64,
-    hops: u32,
     /// Its flow is sending (the front of its node's queue and not finished).
     active: bool,
     /// Phits still to send as of `updated_at`, at `rate` phits per cycle since.
@@ -270,7 +271,8 @@ impl<'a, D: Driver> Replay<'a, D> {
                     to,
                     bytes,
                     token,
-                } => self.issue(from, to, bytes, token),
+                    note,
+                } => self.issue(from, to, bytes, token, note),
                 Step::Sleep { rank, cycles } => {
                     let what = || format!("rank {rank} asks to wait {cycles} cycles");
                     if let Some(at) = self.later(cycles.max(1), what) {
@@ -282,7 +284,7 @@ impl<'a, D: Driver> Replay<'a, D> {
     }
 
     /// A new message: queued at its source node, a flow at once if the node is idle.
-    fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64) {
+    fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64, note: u32) {
         let (Some(&src), Some(&dst)) = (
             self.rank_node.get(from as usize),
             self.rank_node.get(to as usize),
@@ -306,12 +308,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             src_node: src,
             dst_node: dst,
             token,
+            note,
             issued_at: self.now,
             phits,
             key: Paths::key(self.seed, from, to, self.node_sent[src as usize]),
             block: Block::default(),
             latency: 0,
-            hops: 0,
             active: false,
             remaining: 0.0,
             rate: 0.0,
@@ -366,7 +368,6 @@ impl<'a, D: Driver> Replay<'a, D> {
         let msg = &mut self.msgs[m as usize];
         msg.block = block;
         msg.latency = walked.latency;
-        msg.hops = block.len;
         msg.active = true;
         msg.remaining = msg.phits as f64;
         msg.rate = 0.0;
@@ -425,8 +426,10 @@ impl<'a, D: Driver> Replay<'a, D> {
             from: msg.from,
             to: msg.to,
             token: msg.token,
+            note: msg.note,
             issued_at: msg.issued_at,
-            hops: msg.hops,
+            // The path's links (its block keeps its length after the flow left them).
+            hops: msg.block.len,
             packets: msg.phits / self.packet_phits,
         };
         self.free_msgs.push(m);
