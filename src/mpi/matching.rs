@@ -54,6 +54,87 @@ pub(super) fn pop<K: Hash + Eq, T: Copy>(map: &mut AHashMap<K, Fifo<T>>, key: &K
     Some(oldest)
 }
 
+/// A slot's source when it holds nothing. It is [`ANY_SOURCE`]'s value, so a key with that source
+/// (a graph program's any-source receive with no [`AnySource`] bookkeeping) always queues in the
+/// spill map.
+const EMPTY: u32 = ANY_SOURCE;
+
+/// FIFO queues by (rank, source, tag): the posted receives and the unexpected arrivals.
+///
+/// A rank mostly has one receive or one arrival waiting at a time, so each rank's first entry
+/// lives in a flat per-rank slot, read by rank id without hashing (on a 2^20-rank run the queues
+/// are far larger than the cache, and a hash map's probe costs more misses than one slot). An
+/// entry that finds its rank's slot taken goes to a hash map of [`Fifo`]s. The slot always holds
+/// the oldest entry of its key: it is filled only when the map holds nothing of that key, and
+/// later entries of the key queue in the map behind it.
+#[derive(Debug)]
+pub(super) struct RankQueues<T> {
+    slots: Vec<Slot<T>>,
+    spill: AHashMap<(u32, u32, u64), Fifo<T>>,
+}
+
+/// One rank's inline entry.
+#[derive(Debug, Clone, Copy)]
+struct Slot<T> {
+    tag: u64,
+    /// Its source, or [`EMPTY`].
+    from: u32,
+    /// Entries of this rank in the spill map (none: the map need not be asked).
+    spilled: u32,
+    value: T,
+}
+
+impl<T: Copy + Default> RankQueues<T> {
+    /// Empty queues for `ranks` ranks.
+    pub(super) fn new(ranks: u32) -> Self {
+        let empty = Slot {
+            tag: 0,
+            from: EMPTY,
+            spilled: 0,
+            value: T::default(),
+        };
+        RankQueues {
+            slots: vec![empty; ranks as usize],
+            spill: AHashMap::new(),
+        }
+    }
+
+    /// Appends `value` to the queue of (`rank`, `from`, `tag`).
+    pub(super) fn push(&mut self, rank: u32, from: u32, tag: u64, value: T) {
+        let slot = &mut self.slots[rank as usize];
+        let key = (rank, from, tag);
+        if slot.from == EMPTY
+            && from != EMPTY
+            && (slot.spilled == 0 || !self.spill.contains_key(&key))
+        {
+            *slot = Slot {
+                tag,
+                from,
+                spilled: slot.spilled,
+                value,
+            };
+            return;
+        }
+        slot.spilled += 1;
+        push(&mut self.spill, key, value);
+    }
+
+    /// Takes the oldest entry of the queue of (`rank`, `from`, `tag`).
+    pub(super) fn pop(&mut self, rank: u32, from: u32, tag: u64) -> Option<T> {
+        let slot = &mut self.slots[rank as usize];
+        if slot.from == from && slot.tag == tag && from != EMPTY {
+            slot.from = EMPTY;
+            return Some(slot.value);
+        }
+        if slot.spilled == 0 {
+            return None;
+        }
+        let value = pop(&mut self.spill, &(rank, from, tag))?;
+        slot.spilled -= 1;
+        Some(value)
+    }
+}
+
 /// The any-source bookkeeping of a program that has such receives.
 #[derive(Debug, Default)]
 pub(super) struct AnySource {
@@ -110,20 +191,20 @@ impl Ranks<'_> {
     }
 
     fn pop_unexpected(&mut self, rank: u32, from: u32, tag: u64) -> Option<Arrival> {
-        pop(&mut self.unexpected, &(rank, from, tag))
+        self.unexpected.pop(rank, from, tag)
     }
 
     /// Queues receive `req` of `rank` for (`from`, `tag`) until a message arrives.
     pub(super) fn post_waiting(&mut self, rank: u32, from: u32, tag: u64, req: u32) {
         match self.any.as_deref_mut() {
             Some(any) if from == ANY_SOURCE => push(&mut any.posted, (rank, tag), req),
-            _ => push(&mut self.posted, (rank, from, tag), req),
+            _ => self.posted.push(rank, from, tag, req),
         }
     }
 
     /// The posted receive an arrival at `to` from `from` with `tag` completes, if any.
     pub(super) fn take_posted(&mut self, to: u32, from: u32, tag: u64) -> Option<u32> {
-        if let Some(req) = pop(&mut self.posted, &(to, from, tag)) {
+        if let Some(req) = self.posted.pop(to, from, tag) {
             return Some(req);
         }
         pop(&mut self.any.as_deref_mut()?.posted, &(to, tag))
@@ -131,7 +212,7 @@ impl Ranks<'_> {
 
     /// Keeps an arrival no receive was posted for.
     pub(super) fn keep_unexpected(&mut self, to: u32, from: u32, tag: u64, arrival: Arrival) {
-        push(&mut self.unexpected, (to, from, tag), arrival);
+        self.unexpected.push(to, from, tag, arrival);
         if let Some(any) = self.any.as_deref_mut() {
             any.arrivals.entry((to, tag)).or_default().push_back(from);
         }
@@ -160,5 +241,45 @@ mod tests {
         assert_eq!(pop(&mut map, &7), None);
         assert!(!map.contains_key(&7));
         assert_eq!((pop(&mut map, &8), map.len()), (Some(20), 0));
+    }
+
+    /// Random pushes and pops over a few ranks, sources (any-source among them) and tags give the
+    /// same entries, in the same order, as one plain FIFO per key, and leave nothing behind.
+    #[test]
+    fn rank_queues_are_one_fifo_per_key() {
+        let mut rng = crate::rng::Rng::new(7);
+        let mut queues: RankQueues<u32> = RankQueues::new(3);
+        let mut reference: AHashMap<(u32, u32, u64), VecDeque<u32>> = AHashMap::new();
+        let sources = [0, 1, 2, ANY_SOURCE];
+        for step in 0..20_000u32 {
+            let rank = rng.below(3);
+            let from = sources[rng.below(4) as usize];
+            let tag = u64::from(rng.below(2));
+            if rng.below(2) == 0 {
+                queues.push(rank, from, tag, step);
+                reference
+                    .entry((rank, from, tag))
+                    .or_default()
+                    .push_back(step);
+            } else {
+                let want = reference
+                    .get_mut(&(rank, from, tag))
+                    .and_then(|q| q.pop_front());
+                assert_eq!(queues.pop(rank, from, tag), want, "step {step}");
+            }
+        }
+        for ((rank, from, tag), q) in reference {
+            for want in q {
+                assert_eq!(queues.pop(rank, from, tag), Some(want));
+            }
+            assert_eq!(queues.pop(rank, from, tag), None);
+        }
+        assert!(queues.spill.is_empty());
+        assert!(
+            queues
+                .slots
+                .iter()
+                .all(|s| s.from == EMPTY && s.spilled == 0)
+        );
     }
 }

@@ -68,8 +68,9 @@ enum Pending {
 }
 
 /// What arrived before its receive was posted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 enum Arrival {
+    #[default]
     Eager,
     Rts(u32),
 }
@@ -100,13 +101,13 @@ pub struct Ranks<'p> {
     sending: Vec<u64>,
     waiting: Vec<u64>,
     /// Posted, unmatched receives by (destination, source, tag), oldest first, as request ids.
-    posted: AHashMap<(u32, u32, u64), matching::Fifo<u32>>,
+    posted: matching::RankQueues<u32>,
     /// Outstanding requests by (rank, request).
     pending: AHashMap<(u32, u32), Pending>,
     /// Outstanding requests per rank (what `waitall` waits for).
     outstanding: Vec<u32>,
     /// Arrivals no receive has matched yet, by (destination, source, tag), oldest first.
-    unexpected: AHashMap<(u32, u32, u64), matching::Fifo<Arrival>>,
+    unexpected: matching::RankQueues<Arrival>,
     rendezvous: Vec<Rendezvous>,
     free_rendezvous: Vec<u32>,
     stats: MpiStats,
@@ -133,10 +134,10 @@ impl<'p> Ranks<'p> {
             compute: vec![0; n],
             sending: vec![0; n],
             waiting: vec![0; n],
-            posted: AHashMap::new(),
+            posted: matching::RankQueues::new(program.ranks()),
             pending: AHashMap::new(),
             outstanding: vec![0; n],
-            unexpected: AHashMap::new(),
+            unexpected: matching::RankQueues::new(program.ranks()),
             rendezvous: Vec::new(),
             free_rendezvous: Vec::new(),
             stats: MpiStats::default(),
