@@ -146,7 +146,7 @@ impl Ranks<'_> {
             Op::Send { to, bytes, tag } => {
                 self.graph_state().event(rank, op, true);
                 self.send(rank, to, bytes, tag, op, false, out);
-                if !self.pending.contains_key(&(rank, op)) {
+                if !self.pending.contains(rank, op) {
                     self.graph_state().event(rank, op, false);
                 }
             }
@@ -211,7 +211,7 @@ impl Ranks<'_> {
 
     /// Request `req` (an op) of `rank` completed.
     pub(super) fn complete_graph(&mut self, rank: u32, req: u32) {
-        if self.pending.remove(&(rank, req)).is_some() {
+        if self.pending.remove(rank, req).is_some() {
             self.outstanding[rank as usize] -= 1;
         }
         self.graph_state().event(rank, req, false);
@@ -220,7 +220,7 @@ impl Ranks<'_> {
     /// Ranks of a graph program with receives outstanding: (rank, source, tag) of the smallest.
     pub(super) fn blocked_graph(&self) -> Vec<(u32, u32, u64)> {
         let mut by_rank: Vec<Option<(u32, u64)>> = vec![None; self.count() as usize];
-        for (&(rank, _), p) in &self.pending {
+        for (rank, p) in self.pending.iter() {
             if let Pending::Recv { from, tag } | Pending::Data { from, tag } = *p {
                 let slot = &mut by_rank[rank as usize];
                 *slot = Some(slot.map_or((from, tag), |s| s.min((from, tag))));

@@ -20,7 +20,6 @@ use super::observe::Activity;
 use crate::network::{Consumed, Driver, NO_NOTE, Step};
 use crate::program::MpiModel;
 use crate::program::{Op, Program};
-use ahash::AHashMap;
 
 #[path = "watch.rs"]
 mod watch;
@@ -29,6 +28,8 @@ use watch::Watch;
 mod graph_run;
 #[path = "matching.rs"]
 mod matching;
+#[path = "requests.rs"]
+mod requests;
 
 pub use super::replay_stats::{MpiStats, TimeSplit};
 
@@ -103,7 +104,7 @@ pub struct Ranks<'p> {
     /// Posted, unmatched receives by (destination, source, tag), oldest first, as request ids.
     posted: matching::RankQueues<u32>,
     /// Outstanding requests by (rank, request).
-    pending: AHashMap<(u32, u32), Pending>,
+    pending: requests::Requests<Pending>,
     /// Outstanding requests per rank (what `waitall` waits for).
     outstanding: Vec<u32>,
     /// Arrivals no receive has matched yet, by (destination, source, tag), oldest first.
@@ -135,7 +136,7 @@ impl<'p> Ranks<'p> {
             sending: vec![0; n],
             waiting: vec![0; n],
             posted: matching::RankQueues::new(program.ranks()),
-            pending: AHashMap::new(),
+            pending: requests::Requests::new(program.ranks()),
             outstanding: vec![0; n],
             unexpected: matching::RankQueues::new(program.ranks()),
             rendezvous: Vec::new(),
@@ -199,7 +200,7 @@ impl<'p> Ranks<'p> {
                     0
                 }
                 Op::Wait { req } => {
-                    if let Some(p) = self.pending.get(&(rank, req)) {
+                    if let Some(p) = self.pending.get(rank, req) {
                         let send = matches!(p, Pending::Send { .. });
                         self.wait_on(rank, Block::Req { req, send });
                         return;
@@ -239,7 +240,7 @@ impl<'p> Ranks<'p> {
         self.block[rank as usize] = block;
         self.blocked_since[rank as usize] = self.now;
         if self.watch.as_ref().is_some_and(|w| w.observer.is_some()) {
-            let pending = |req| match self.pending.get(&(rank, req)) {
+            let pending = |req| match self.pending.get(rank, req) {
                 Some(&Pending::Recv { from, tag } | &Pending::Data { from, tag }) => {
                     Activity::Recv { from, tag }
                 }
@@ -315,7 +316,7 @@ impl<'p> Ranks<'p> {
             }
         };
         if req != BLOCKING_REQ {
-            self.pending.insert((rank, req), Pending::Send { to, tag });
+            self.pending.insert(rank, req, Pending::Send { to, tag });
             self.outstanding[rank as usize] += 1;
         }
         self.stats.rendezvous_messages += 1;
@@ -343,16 +344,14 @@ impl<'p> Ranks<'p> {
             }
             Some((from, Arrival::Rts(id))) => {
                 self.rendezvous[id as usize].recv_req = req;
-                self.pending
-                    .insert((rank, req), Pending::Data { from, tag });
+                self.pending.insert(rank, req, Pending::Data { from, tag });
                 self.outstanding[rank as usize] += 1;
                 self.control(rank, from, CTS | u64::from(id), out);
                 false
             }
             None => {
                 self.post_waiting(rank, from, tag, req);
-                self.pending
-                    .insert((rank, req), Pending::Recv { from, tag });
+                self.pending.insert(rank, req, Pending::Recv { from, tag });
                 self.outstanding[rank as usize] += 1;
                 false
             }
@@ -380,7 +379,7 @@ impl<'p> Ranks<'p> {
             }
             Arrival::Rts(id) => {
                 self.rendezvous[id as usize].recv_req = req;
-                self.pending.insert((to, req), Pending::Data { from, tag });
+                self.pending.insert(to, req, Pending::Data { from, tag });
                 self.control(to, from, CTS | u64::from(id), out);
                 false
             }
@@ -393,7 +392,7 @@ impl<'p> Ranks<'p> {
             self.complete_graph(rank, req);
             return true;
         }
-        self.pending.remove(&(rank, req));
+        self.pending.remove(rank, req);
         let r = rank as usize;
         self.outstanding[r] -= 1;
         let released = match self.block[r] {
@@ -497,14 +496,9 @@ impl<'p> Ranks<'p> {
             let rank = r as u32;
             let (from, tag) = match *b {
                 Block::No => return None,
-                Block::Recv => peer(self.pending.get(&(rank, BLOCKING_REQ))?),
-                Block::Req { req, .. } => peer(self.pending.get(&(rank, req))?),
-                Block::All => self
-                    .pending
-                    .iter()
-                    .filter(|((owner, _), _)| *owner == rank)
-                    .map(|(_, p)| peer(p))
-                    .min()?,
+                Block::Recv => peer(self.pending.get(rank, BLOCKING_REQ)?),
+                Block::Req { req, .. } => peer(self.pending.get(rank, req)?),
+                Block::All => self.pending.of_rank(rank).map(peer).min()?,
             };
             Some((rank, from, tag))
         })
