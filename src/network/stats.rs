@@ -54,18 +54,31 @@ impl LinkClass {
     /// `ejection` towards a node, `level L up` or `down` between tree levels, the family's own class
     /// (`dim 0 +`) or `switch-switch`.
     pub(crate) fn of_port(topo: &dyn Topology, switch: u32, port: u32) -> Option<LinkClass> {
-        match topo.neighbour(switch, port) {
+        Self::of_end(topo, switch, port, topo.neighbour(switch, port), |s| {
+            topo.level(s)
+        })
+    }
+
+    /// [`LinkClass::of_port`] for a caller that already knows the port's far end `end` and reads
+    /// switch levels through `level` (a table: classing every port of a big network asks the
+    /// topology to decode each switch's position three times otherwise).
+    pub(crate) fn of_end(
+        topo: &dyn Topology,
+        switch: u32,
+        port: u32,
+        end: Endpoint,
+        level: impl Fn(u32) -> Option<u32>,
+    ) -> Option<LinkClass> {
+        match end {
             Endpoint::Unplugged => None,
             Endpoint::Node(_) => Some(LinkClass::Ejection),
-            Endpoint::Switch { switch: far, .. } => {
-                Some(match (topo.level(switch), topo.level(far)) {
-                    (Some(a), Some(b)) if b > a => LinkClass::Up(a),
-                    (Some(a), Some(_)) => LinkClass::Down(a),
-                    _ => topo
-                        .link_class(switch, port)
-                        .map_or(LinkClass::SwitchSwitch, LinkClass::Family),
-                })
-            }
+            Endpoint::Switch { switch: far, .. } => Some(match (level(switch), level(far)) {
+                (Some(a), Some(b)) if b > a => LinkClass::Up(a),
+                (Some(a), Some(_)) => LinkClass::Down(a),
+                _ => topo
+                    .link_class(switch, port)
+                    .map_or(LinkClass::SwitchSwitch, LinkClass::Family),
+            }),
         }
     }
 

@@ -246,10 +246,20 @@ impl<'a> Paths<'a> {
     /// Every plugged link with its class, in link order, as the flit engine classes links: switch by
     /// switch, so no link has to find its switch.
     pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, LinkClass)> + '_ {
+        // Each switch's level, decoded once; a port's far end comes from the table.
+        let levels = std::rc::Rc::new(
+            (0..self.port_start.len() as u32 - 1)
+                .map(|sw| self.topo.level(sw))
+                .collect::<Vec<Option<u32>>>(),
+        );
         let switches = (0..self.port_start.len() as u32 - 1).flat_map(move |sw| {
             let start = self.port_start[sw as usize];
+            let levels = levels.clone();
             (0..self.port_start[sw as usize + 1] - start).filter_map(move |port| {
-                Some((start + port, LinkClass::of_port(self.topo, sw, port)?))
+                let end = self.far_end[(start + port) as usize].get();
+                let class =
+                    LinkClass::of_end(self.topo, sw, port, end, |s| levels[s as usize])?;
+                Some((start + port, class))
             })
         });
         let injection = (self.ports..self.links() as u32).map(|l| (l, LinkClass::Injection));
