@@ -35,9 +35,13 @@
 //! model's injection queue does: only the front message of a node's queue is a flow.
 //!
 //! **Events.** Flow starts (a send), flow ends (its last phit left the source), deliveries and rank
-//! wake-ups, on integer cycles. Rates are recomputed once per cycle with changes: for the flows
-//! connected to a changed flow through shared links (its connected component) while that has at
-//! most 256 flows, else for the changed flows' neighbourhood against what the others keep, the
+//! wake-ups, on integer cycles. Rates are recomputed once per cycle with changes. A change that
+//! cannot move another flow's rate needs no re-solve: a new flow whose links have room for it at
+//! the least capacity left on its path, without filling a link where another flow runs faster,
+//! takes that rate; a flow that ends crossing no saturated link it shares leaves every other rate
+//! as it was (both exact for max-min fairness, checked against whole re-solves in debug builds).
+//! Other changes re-solve the flows connected to a changed flow through shared links (its
+//! connected component) while that has at most 256 flows, else for the changed flows' neighbourhood against what the others keep, the
 //! change spreading one link per cycle while it moves rates by more than 1%
 //! (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
 //! (remaining -= rate × elapsed) when a flow's rate is recomputed. A flow's end is rounded up to a whole cycle, so a flow may hold bandwidth for less

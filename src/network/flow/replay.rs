@@ -108,6 +108,13 @@ pub(super) struct Replay<'a, D: Driver> {
     freed_links: Vec<u32>,
     /// Flows to re-solve at the next `Relax` because their neighbours' rates changed.
     pending: Vec<u32>,
+    /// New flows given their rate without a re-solve this cycle (`resolve.rs`).
+    placed: Vec<u32>,
+    /// Some re-solve was approximate (a component over the exact size).
+    approximated: bool,
+    /// Debug builds: links of flows that ended this cycle without freeing others (checked).
+    #[cfg(debug_assertions)]
+    quiet_ends: Vec<u32>,
     /// Cycle of the pending `Relax` event ([`u64::MAX`]: none).
     relax_at: u64,
     link_freed: Vec<bool>,
@@ -161,6 +168,10 @@ impl<'a, D: Driver> Replay<'a, D> {
             seeds: Vec::new(),
             freed_links: Vec::new(),
             pending: Vec::new(),
+            placed: Vec::new(),
+            approximated: false,
+            #[cfg(debug_assertions)]
+            quiet_ends: Vec::new(),
             relax_at: u64::MAX,
             link_freed: vec![false; links],
             component: Vec::new(),
@@ -386,12 +397,17 @@ impl<'a, D: Driver> Replay<'a, D> {
         msg.active = false;
         msg.remaining = 0.0;
         let (phits, block, src, latency) = (msg.phits, msg.block, msg.src_node, msg.latency);
-        let rate = std::mem::replace(&mut msg.rate, 0.0);
+        let frees_others = self.end_frees_others(m);
+        let rate = std::mem::replace(&mut self.msgs[m as usize].rate, 0.0);
         self.outcome.phits_injected += phits;
         for &l in self.links.path(block) {
             let l = l as usize;
-            if !std::mem::replace(&mut self.link_freed[l], true) {
+            if frees_others && !std::mem::replace(&mut self.link_freed[l], true) {
                 self.freed_links.push(l as u32);
+            }
+            #[cfg(debug_assertions)]
+            if !frees_others && self.links.counts()[l] > 1 {
+                self.quiet_ends.push(l as u32);
             }
             self.link_phits[l] += phits;
             // Exactly 0 once the link is empty, so float residue does not build up.

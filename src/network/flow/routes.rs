@@ -257,8 +257,7 @@ impl<'a> Paths<'a> {
             let levels = levels.clone();
             (0..self.port_start[sw as usize + 1] - start).filter_map(move |port| {
                 let end = self.far_end[(start + port) as usize].get();
-                let class =
-                    LinkClass::of_end(self.topo, sw, port, end, |s| levels[s as usize])?;
+                let class = LinkClass::of_end(self.topo, sw, port, end, |s| levels[s as usize])?;
                 Some((start + port, class))
             })
         });

@@ -51,6 +51,12 @@ impl Solver {
         }
     }
 
+    /// Link `l`'s capacity in phits per cycle.
+    #[inline]
+    pub(super) fn capacity(&self, l: u32) -> f64 {
+        self.links[l as usize].capacity
+    }
+
     /// The saturation level of link `l` now (its capacity left over its unfrozen flows).
     #[inline]
     fn level(&self, l: usize) -> f64 {

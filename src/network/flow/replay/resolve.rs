@@ -1,6 +1,9 @@
 //! Re-solving max-min rates after flows start or end, with work bounded per change.
 //!
-//! A change (a flow starting, a flow ending and freeing its links) can move the rates of every flow
+//! A new flow that takes nothing another flow needs is given its rate directly, and a flow that
+//! ends on links with room to spare (or its own) frees nothing another flow could take
+//! ([`Replay::place_alone`], [`Replay::end_frees_others`]); neither re-solves anything. Any other
+//! change (a flow starting, a flow ending and freeing its links) can move the rates of every flow
 //! connected to it through shared links. While that connected component holds at most
 //! [`EXACT_FLOWS`] flows it is re-solved whole, which is exact max-min. Past that (a busy network
 //! where most flows are connected) only the changed flows' neighbourhood is: the new flows and the
@@ -19,6 +22,10 @@ use crate::network::flow::links::Links;
 
 /// Largest connected component (in flows) re-solved whole.
 const EXACT_FLOWS: usize = 256;
+/// A link whose flows' rates sum to within this fraction of its capacity counts as saturated, and
+/// a flow may be placed by [`Replay::place_alone`] only at a rate above it (float sums of rates are
+/// off by far less).
+const SATURATED: f64 = 1e-9;
 /// A relative rate change above this makes the flows sharing the changed flow's links re-solve.
 const PROPAGATE: f64 = 1e-2;
 
@@ -29,8 +36,20 @@ impl<D: Driver> Replay<'_, D> {
         if self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty() {
             return;
         }
+        self.place_alone();
+        if !(self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty()) {
+            self.resolve_components();
+        }
+        #[cfg(debug_assertions)]
+        self.check_placed();
+        self.placed.clear();
+    }
+
+    /// Re-solves the components of this cycle's remaining changes (see [`Replay::resolve`]).
+    fn resolve_components(&mut self) {
         let exact = self.gather(true);
         if !exact {
+            self.approximated = true;
             self.gather(false);
         }
         for &m in &self.pending {
@@ -42,6 +61,27 @@ impl<D: Driver> Replay<'_, D> {
             self.link_freed[l as usize] = false;
         }
         self.freed_links.clear();
+        self.solve_component(exact);
+        for i in 0..self.component.len() {
+            let m = self.component[i];
+            let rate = self.rates[i];
+            let old = self.msgs[m as usize].rate;
+            if rate != old {
+                self.set_rate(m, rate);
+                if !exact && (rate - old).abs() > PROPAGATE * rate.max(old) {
+                    self.wake_neighbours(m);
+                }
+            }
+        }
+        if !self.pending.is_empty() && self.relax_at == u64::MAX {
+            self.relax_at = self.now + 1;
+            self.schedule(self.now + 1, Event::Relax);
+        }
+    }
+
+    /// Solves the flows `gather` put in `component` into `rates` (`exact`: they are closed under
+    /// link sharing; otherwise against what the flows outside take).
+    fn solve_component(&mut self, exact: bool) {
         for (i, &m) in self.component.iter().enumerate() {
             self.msgs[m as usize].slot = i as u32;
         }
@@ -67,21 +107,113 @@ impl<D: Driver> Replay<'_, D> {
             )),
             &mut self.rates,
         );
-        for i in 0..self.component.len() {
-            let m = self.component[i];
-            let rate = self.rates[i];
-            let old = self.msgs[m as usize].rate;
-            if rate != old {
-                self.set_rate(m, rate);
-                if !exact && (rate - old).abs() > PROPAGATE * rate.max(old) {
-                    self.wake_neighbours(m);
+    }
+
+    /// Debug builds: every flow [`Replay::place_alone`] placed this cycle, and every flow of its
+    /// component, has the rate a whole re-solve of that component gives now (checked while the run
+    /// has never needed its approximate re-solves, which leave rates that are not exactly fair).
+    #[cfg(debug_assertions)]
+    fn check_placed(&mut self) {
+        if self.approximated || !self.pending.is_empty() {
+            self.quiet_ends.clear();
+            return;
+        }
+        let placed = std::mem::take(&mut self.placed);
+        let quiet_ends = std::mem::take(&mut self.quiet_ends);
+        let flows = placed.iter().filter(|&&m| self.msgs[m as usize].active);
+        let seeds: Vec<(Option<u32>, Option<u32>)> = flows
+            .map(|&m| (Some(m), None))
+            .chain(quiet_ends.iter().map(|&l| (None, Some(l))))
+            .collect();
+        for (flow, link) in seeds {
+            self.seeds.extend(flow);
+            self.freed_links.extend(link);
+            let whole = self.gather(true);
+            self.seeds.clear();
+            self.freed_links.clear();
+            if !whole {
+                continue;
+            }
+            self.solve_component(true);
+            for (i, &f) in self.component.iter().enumerate() {
+                let (want, have) = (self.rates[i], self.msgs[f as usize].rate);
+                assert!(
+                    (want - have).abs() <= 1e-9 * want.max(have),
+                    "flow {f} has rate {have}, but a re-solve of its component (after flow \
+                     {flow:?} was placed alone or a flow on link {link:?} ended quietly) at cycle \
+                     {} gives {want}",
+                    self.now
+                );
+            }
+        }
+        self.placed = placed;
+        self.quiet_ends = quiet_ends;
+        self.quiet_ends.clear();
+    }
+
+    /// Gives every new flow that takes nothing another flow needs its max-min rate at once, and
+    /// leaves the others in `seeds` to be re-solved with their components.
+    ///
+    /// A new flow's fair rate is at most x, the least capacity left on its links. If x is positive
+    /// and no flow on a link the new flow fills (capacity left x) has a rate above x, the rates
+    /// already set plus the new flow at x are the max-min fair rates of all the flows: nothing
+    /// crosses a saturated link it did not cross before, so every old flow keeps its bottleneck, and
+    /// the new flow's bottleneck is a link it fills where no flow has a higher rate. Max-min fair
+    /// rates are unique, so re-solving the component would give the same rates (up to float
+    /// rounding). New flows of one cycle are placed one after another, each against the ones before.
+    fn place_alone(&mut self) {
+        let mut kept = 0;
+        for i in 0..self.seeds.len() {
+            let m = self.seeds[i];
+            match self.alone_rate(m) {
+                Some(rate) => {
+                    self.set_rate(m, rate);
+                    self.placed.push(m);
+                }
+                None => {
+                    self.seeds[kept] = m;
+                    kept += 1;
                 }
             }
         }
-        if !self.pending.is_empty() && self.relax_at == u64::MAX {
-            self.relax_at = self.now + 1;
-            self.schedule(self.now + 1, Event::Relax);
+        self.seeds.truncate(kept);
+    }
+
+    /// New flow `m`'s max-min rate if it takes nothing another flow needs (see
+    /// [`Replay::place_alone`]).
+    fn alone_rate(&self, m: u32) -> Option<f64> {
+        let path = self.links.path(self.msgs[m as usize].block);
+        let left = |l: u32| self.solver.capacity(l) - self.link_rate[l as usize];
+        let rate = path.iter().map(|&l| left(l)).fold(f64::INFINITY, f64::min);
+        if !(rate > SATURATED && rate.is_finite()) {
+            return None;
         }
+        let fills = rate * (1.0 + SATURATED);
+        for &l in path {
+            if left(l) <= fills
+                && self
+                    .links
+                    .flows(l)
+                    .any(|f| self.msgs[f as usize].rate > rate)
+            {
+                return None;
+            }
+        }
+        Some(rate)
+    }
+
+    /// True if flow `m`, about to end, crosses a saturated link another flow shares: only then can
+    /// its end raise other flows' rates. A flow on links with capacity to spare (or on its own) is
+    /// nobody's bottleneck's competitor, so its end leaves every other rate as it is.
+    pub(super) fn end_frees_others(&self, m: u32) -> bool {
+        let counts = self.links.counts();
+        self.links
+            .path(self.msgs[m as usize].block)
+            .iter()
+            .any(|&l| {
+                counts[l as usize] > 1
+                    && self.link_rate[l as usize] >= self.solver.capacity(l) * (1.0 - SATURATED)
+            })
     }
 
     /// Fills `component` with the flows to re-solve, stamped with a new epoch: with `whole`, the
