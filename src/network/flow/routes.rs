@@ -187,12 +187,18 @@ impl<'a> Paths<'a> {
                     "switch {switch} offers no route towards node {dst}"
                 )));
             }
-            let start = (digits % count as u64) as usize;
-            digits /= count as u64;
+            // The key's next base-`count` digit says where the scan for the least loaded starts
+            // (a lone candidate takes no digit's division: its digit is 0 either way).
+            let mut at = 0;
+            if count > 1 {
+                at = (digits % count as u64) as usize;
+                digits /= count as u64;
+            }
             let base = self.port_start[switch as usize];
             let mut best: Option<(u32, RouteChoice)> = None;
-            for i in 0..count {
-                let c = self.choices[(start + i) % count];
+            for _ in 0..count {
+                let c = self.choices[at];
+                at = if at + 1 == count { 0 } else { at + 1 };
                 let flows = load.get((base + c.port) as usize).copied().unwrap_or(0);
                 if best.is_none_or(|(b, _)| flows < b) {
                     best = Some((flows, c));
