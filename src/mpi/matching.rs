@@ -54,11 +54,6 @@ pub(super) fn pop<K: Hash + Eq, T: Copy>(map: &mut AHashMap<K, Fifo<T>>, key: &K
     Some(oldest)
 }
 
-/// A slot's source when it holds nothing. It is [`ANY_SOURCE`]'s value, so a key with that source
-/// (a graph program's any-source receive with no [`AnySource`] bookkeeping) always queues in the
-/// spill map.
-const EMPTY: u32 = ANY_SOURCE;
-
 /// FIFO queues by (rank, source, tag): the posted receives and the unexpected arrivals.
 ///
 /// A rank mostly has one receive or one arrival waiting at a time, so each rank's first entry
@@ -77,21 +72,21 @@ pub(super) struct RankQueues<T> {
 #[derive(Debug, Clone, Copy)]
 struct Slot<T> {
     tag: u64,
-    /// Its source, or [`EMPTY`].
     from: u32,
     /// Entries of this rank in the spill map (none: the map need not be asked).
     spilled: u32,
-    value: T,
+    /// The oldest entry of (`from`, `tag`), if the slot holds one.
+    value: Option<T>,
 }
 
-impl<T: Copy + Default> RankQueues<T> {
+impl<T: Copy> RankQueues<T> {
     /// Empty queues for `ranks` ranks.
     pub(super) fn new(ranks: u32) -> Self {
         let empty = Slot {
             tag: 0,
-            from: EMPTY,
+            from: 0,
             spilled: 0,
-            value: T::default(),
+            value: None,
         };
         RankQueues {
             slots: vec![empty; ranks as usize],
@@ -103,16 +98,8 @@ impl<T: Copy + Default> RankQueues<T> {
     pub(super) fn push(&mut self, rank: u32, from: u32, tag: u64, value: T) {
         let slot = &mut self.slots[rank as usize];
         let key = (rank, from, tag);
-        if slot.from == EMPTY
-            && from != EMPTY
-            && (slot.spilled == 0 || !self.spill.contains_key(&key))
-        {
-            *slot = Slot {
-                tag,
-                from,
-                spilled: slot.spilled,
-                value,
-            };
+        if slot.value.is_none() && (slot.spilled == 0 || !self.spill.contains_key(&key)) {
+            (slot.tag, slot.from, slot.value) = (tag, from, Some(value));
             return;
         }
         slot.spilled += 1;
@@ -122,9 +109,8 @@ impl<T: Copy + Default> RankQueues<T> {
     /// Takes the oldest entry of the queue of (`rank`, `from`, `tag`).
     pub(super) fn pop(&mut self, rank: u32, from: u32, tag: u64) -> Option<T> {
         let slot = &mut self.slots[rank as usize];
-        if slot.from == from && slot.tag == tag && from != EMPTY {
-            slot.from = EMPTY;
-            return Some(slot.value);
+        if slot.value.is_some() && slot.from == from && slot.tag == tag {
+            return slot.value.take();
         }
         if slot.spilled == 0 {
             return None;
@@ -279,7 +265,7 @@ mod tests {
             queues
                 .slots
                 .iter()
-                .all(|s| s.from == EMPTY && s.spilled == 0)
+                .all(|s| s.value.is_none() && s.spilled == 0)
         );
     }
 }

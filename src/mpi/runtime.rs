@@ -69,9 +69,8 @@ enum Pending {
 }
 
 /// What arrived before its receive was posted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Arrival {
-    #[default]
     Eager,
     Rts(u32),
 }
