@@ -108,13 +108,15 @@ pub(super) struct Replay<'a, D: Driver> {
     freed_links: Vec<u32>,
     /// Flows to re-solve at the next `Relax` because their neighbours' rates changed.
     pending: Vec<u32>,
-    /// New flows given their rate without a re-solve this cycle (`resolve.rs`).
+    /// Debug builds, for the check of `resolve.rs`: new flows given their rate without a re-solve
+    /// this cycle, links of flows that ended without freeing others, and whether any re-solve was
+    /// approximate (a component over the exact size).
+    #[cfg(debug_assertions)]
     placed: Vec<u32>,
-    /// Some re-solve was approximate (a component over the exact size).
-    approximated: bool,
-    /// Debug builds: links of flows that ended this cycle without freeing others (checked).
     #[cfg(debug_assertions)]
     quiet_ends: Vec<u32>,
+    #[cfg(debug_assertions)]
+    approximated: bool,
     /// Cycle of the pending `Relax` event ([`u64::MAX`]: none).
     relax_at: u64,
     link_freed: Vec<bool>,
@@ -168,10 +170,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             seeds: Vec::new(),
             freed_links: Vec::new(),
             pending: Vec::new(),
+            #[cfg(debug_assertions)]
             placed: Vec::new(),
-            approximated: false,
             #[cfg(debug_assertions)]
             quiet_ends: Vec::new(),
+            #[cfg(debug_assertions)]
+            approximated: false,
             relax_at: u64::MAX,
             link_freed: vec![false; links],
             component: Vec::new(),

@@ -42,14 +42,16 @@ impl<D: Driver> Replay<'_, D> {
         }
         #[cfg(debug_assertions)]
         self.check_placed();
-        self.placed.clear();
     }
 
     /// Re-solves the components of this cycle's remaining changes (see [`Replay::resolve`]).
     fn resolve_components(&mut self) {
         let exact = self.gather(true);
         if !exact {
-            self.approximated = true;
+            #[cfg(debug_assertions)]
+            {
+                self.approximated = true;
+            }
             self.gather(false);
         }
         for &m in &self.pending {
@@ -115,6 +117,7 @@ impl<D: Driver> Replay<'_, D> {
     #[cfg(debug_assertions)]
     fn check_placed(&mut self) {
         if self.approximated || !self.pending.is_empty() {
+            self.placed.clear();
             self.quiet_ends.clear();
             return;
         }
@@ -146,8 +149,8 @@ impl<D: Driver> Replay<'_, D> {
                 );
             }
         }
-        self.placed = placed;
-        self.quiet_ends = quiet_ends;
+        (self.placed, self.quiet_ends) = (placed, quiet_ends);
+        self.placed.clear();
         self.quiet_ends.clear();
     }
 
@@ -168,6 +171,7 @@ impl<D: Driver> Replay<'_, D> {
             match self.alone_rate(m) {
                 Some(rate) => {
                     self.set_rate(m, rate);
+                    #[cfg(debug_assertions)]
                     self.placed.push(m);
                 }
                 None => {
