@@ -184,7 +184,8 @@ impl<D: Driver> Replay<'_, D> {
     }
 
     /// New flow `m`'s max-min rate if it takes nothing another flow needs (see
-    /// [`Replay::place_alone`]).
+    /// [`Replay::place_alone`]). In the approximate mode a flow may wait for its `Relax` at rate 0: a
+    /// link it shares is not filled without a re-solve either, so the waiting flow is not shut out.
     fn alone_rate(&self, m: u32) -> Option<f64> {
         let path = self.links.path(self.msgs[m as usize].block);
         let left = |l: u32| self.solver.capacity(l) - self.link_rate[l as usize];
@@ -192,14 +193,15 @@ impl<D: Driver> Replay<'_, D> {
         if !(rate > SATURATED && rate.is_finite()) {
             return None;
         }
+        // A flow waiting for bandwidth at the next `Relax` on a link this one would fill must
+        // share it, so that needs a re-solve too.
         let fills = rate * (1.0 + SATURATED);
+        let competes = |f: u32| {
+            let msg = &self.msgs[f as usize];
+            msg.rate > rate || msg.pending
+        };
         for &l in path {
-            if left(l) <= fills
-                && self
-                    .links
-                    .flows(l)
-                    .any(|f| self.msgs[f as usize].rate > rate)
-            {
+            if left(l) <= fills && self.links.flows(l).any(competes) {
                 return None;
             }
         }
