@@ -158,7 +158,8 @@ impl<D: Driver> Replay<'_, D> {
     /// leaves the others in `seeds` to be re-solved with their components.
     ///
     /// A new flow's fair rate is at most x, the least capacity left on its links. If x is positive
-    /// and no flow on a link the new flow fills (capacity left x) has a rate above x, the rates
+    /// and no flow on a link the new flow fills (capacity left x) has a rate above x (or waits for
+    /// bandwidth at the approximate mode's next `Relax`), the rates
     /// already set plus the new flow at x are the max-min fair rates of all the flows: nothing
     /// crosses a saturated link it did not cross before, so every old flow keeps its bottleneck, and
     /// the new flow's bottleneck is a link it fills where no flow has a higher rate. Max-min fair
