@@ -122,36 +122,43 @@ impl<D: Driver> Replay<'_, D> {
             return;
         }
         let placed = std::mem::take(&mut self.placed);
+        for &m in &placed {
+            if self.msgs[m as usize].active {
+                self.seeds.push(m);
+                self.assert_component_fair(|| format!("flow {m} was placed alone"));
+            }
+        }
         let quiet_ends = std::mem::take(&mut self.quiet_ends);
-        let flows = placed.iter().filter(|&&m| self.msgs[m as usize].active);
-        let seeds: Vec<(Option<u32>, Option<u32>)> = flows
-            .map(|&m| (Some(m), None))
-            .chain(quiet_ends.iter().map(|&l| (None, Some(l))))
-            .collect();
-        for (flow, link) in seeds {
-            self.seeds.extend(flow);
-            self.freed_links.extend(link);
-            let whole = self.gather(true);
-            self.seeds.clear();
-            self.freed_links.clear();
-            if !whole {
-                continue;
-            }
-            self.solve_component(true);
-            for (i, &f) in self.component.iter().enumerate() {
-                let (want, have) = (self.rates[i], self.msgs[f as usize].rate);
-                assert!(
-                    (want - have).abs() <= 1e-9 * want.max(have),
-                    "flow {f} has rate {have}, but a re-solve of its component (after flow \
-                     {flow:?} was placed alone or a flow on link {link:?} ended quietly) at cycle \
-                     {} gives {want}",
-                    self.now
-                );
-            }
+        for &l in &quiet_ends {
+            self.freed_links.push(l);
+            self.assert_component_fair(|| format!("a flow on link {l} ended quietly"));
         }
         (self.placed, self.quiet_ends) = (placed, quiet_ends);
         self.placed.clear();
         self.quiet_ends.clear();
+    }
+
+    /// Debug builds: the component of the flow in `seeds` or the link in `freed_links` (both
+    /// emptied) has the rates a whole re-solve gives now; `what` says what made it worth checking.
+    #[cfg(debug_assertions)]
+    fn assert_component_fair(&mut self, what: impl Fn() -> String) {
+        let whole = self.gather(true);
+        self.seeds.clear();
+        self.freed_links.clear();
+        if !whole {
+            return;
+        }
+        self.solve_component(true);
+        for (i, &f) in self.component.iter().enumerate() {
+            let (want, have) = (self.rates[i], self.msgs[f as usize].rate);
+            assert!(
+                (want - have).abs() <= 1e-9 * want.max(have),
+                "flow {f} has rate {have}, but a re-solve of its component after {} at cycle {} \
+                 gives {want}",
+                what(),
+                self.now
+            );
+        }
     }
 
     /// Gives every new flow that takes nothing another flow needs its max-min rate at once, and
@@ -159,12 +166,12 @@ impl<D: Driver> Replay<'_, D> {
     ///
     /// A new flow's fair rate is at most x, the least capacity left on its links. If x is positive
     /// and no flow on a link the new flow fills (capacity left x) has a rate above x (or waits for
-    /// bandwidth at the approximate mode's next `Relax`), the rates
-    /// already set plus the new flow at x are the max-min fair rates of all the flows: nothing
-    /// crosses a saturated link it did not cross before, so every old flow keeps its bottleneck, and
-    /// the new flow's bottleneck is a link it fills where no flow has a higher rate. Max-min fair
-    /// rates are unique, so re-solving the component would give the same rates (up to float
-    /// rounding). New flows of one cycle are placed one after another, each against the ones before.
+    /// bandwidth at the approximate mode's next `Relax`), the rates already set plus the new flow
+    /// at x are the max-min fair rates of all the flows: nothing crosses a saturated link it did
+    /// not cross before, so every old flow keeps its bottleneck, and the new flow's bottleneck is a
+    /// link it fills where no flow has a higher rate. Max-min fair rates are unique, so re-solving
+    /// the component would give the same rates (up to float rounding). New flows of one cycle are
+    /// placed one after another, each against the ones before.
     fn place_alone(&mut self) {
         let mut kept = 0;
         for i in 0..self.seeds.len() {
