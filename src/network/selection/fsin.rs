@@ -47,20 +47,41 @@ struct Fsin {
 }
 
 impl OutputSelection for Fsin {
+    /// The rule in two passes over the candidates (this runs once per decision): the first finds
+    /// whether escape channels are allowed and the least occupancy among the eligible, the second
+    /// makes [`draw`]'s weighted draw among those at it.
     fn choose(&self, candidates: &[CandidateState], rng: &mut Rng) -> Choice {
-        let escape_ok = escape_allowed(candidates);
-        if escape_ok && !candidates.iter().any(|c| c.room()) {
+        let (mut plain_room, mut any_room) = (false, false);
+        let (mut least_plain, mut least_any) = (u32::MAX, u32::MAX);
+        for c in candidates {
+            let room = c.room();
+            any_room |= room;
+            least_any = least_any.min(c.occupancy);
+            if !c.escape {
+                plain_room |= room;
+                least_plain = least_plain.min(c.occupancy);
+            }
+        }
+        // As `escape_allowed`: escape channels only when no other candidate has room.
+        let escape_ok = !plain_room;
+        if escape_ok && !any_room {
             return Choice::Wait;
         }
-        let occupancy = |i: usize| {
-            let c = &candidates[i];
-            (!c.escape || escape_ok).then_some(c.occupancy)
-        };
-        let Some(min) = least(candidates.len(), occupancy) else {
-            return Choice::Wait;
-        };
-        let index = draw(candidates.len(), min, occupancy, |_| true, rng)
-            .expect("the least occupied candidate is eligible");
+        // With escapes refused some other candidate has room, so `least_plain` is one's occupancy.
+        let min = if escape_ok { least_any } else { least_plain };
+        let mut index = usize::MAX;
+        let mut weight = 0u32;
+        for (i, c) in candidates.iter().enumerate() {
+            if c.occupancy != min || (c.escape && !escape_ok) {
+                continue;
+            }
+            // The first at the minimum weighs 2 and is taken without a draw, as in `draw`.
+            let w = if index == usize::MAX { 2 } else { 1 };
+            weight += w;
+            if index == usize::MAX || rng.below(weight) < w {
+                index = i;
+            }
+        }
         let c = candidates[index];
         if c.usable() {
             let usable = candidates.iter().filter(|c| c.usable()).count();
@@ -284,8 +305,9 @@ impl Line {
     }
 }
 
-/// The least occupancy among the candidates `occupancy` gives one for (the eligible ones).
-#[inline]
+/// The least occupancy among the candidates `occupancy` gives one for (the eligible ones): the
+/// reference the fused passes of [`Fsin::choose`] are tested against.
+#[cfg(test)]
 fn least(n: usize, occupancy: impl Fn(usize) -> Option<u32>) -> Option<u32> {
     (0..n).filter_map(occupancy).min()
 }
@@ -493,6 +515,52 @@ mod tests {
         // No room anywhere: wait for credits instead of polling.
         let c = [cand(false, 8, 56), cand(true, 0, 64)];
         assert_eq!(FSIN.choose(&c, &mut rng), Choice::Wait);
+    }
+
+    /// The rule as it reads, one helper per step (escape channels allowed, wait, least occupancy,
+    /// weighted draw), for checking the fused passes of `choose`.
+    fn choose_by_steps(c: &[CandidateState], rng: &mut Rng) -> Choice {
+        let escape_ok = escape_allowed(c);
+        if escape_ok && !c.iter().any(|c| c.room()) {
+            return Choice::Wait;
+        }
+        let occupancy = |i: usize| (!c[i].escape || escape_ok).then_some(c[i].occupancy);
+        let Some(min) = least(c.len(), occupancy) else {
+            return Choice::Wait;
+        };
+        let index = draw(c.len(), min, occupancy, |_| true, rng).unwrap();
+        if c[index].usable() {
+            let usable = c.iter().filter(|c| c.usable()).count();
+            Choice::Take {
+                index,
+                alone: usable == 1,
+            }
+        } else {
+            Choice::Retry { index }
+        }
+    }
+
+    /// `choose` answers as the rule's steps do and leaves the random stream where they leave it,
+    /// on random candidate sets with ties, busy links, full queues and escape channels.
+    #[test]
+    fn choose_is_the_rule_step_by_step() {
+        let mut make = Rng::new(5);
+        for round in 0..20_000 {
+            let n = 1 + make.below(6) as usize;
+            let c: Vec<CandidateState> = (0..n)
+                .map(|_| CandidateState {
+                    escape: make.below(4) == 0,
+                    ..cand(make.below(2) == 0, 16 * make.below(3), 16 * make.below(3))
+                })
+                .collect();
+            let (mut a, mut b) = (Rng::new(round), Rng::new(round));
+            assert_eq!(
+                FSIN.choose(&c, &mut a),
+                choose_by_steps(&c, &mut b),
+                "{c:?}"
+            );
+            assert!(a == b, "the streams parted on {c:?}");
+        }
     }
 
     #[test]
