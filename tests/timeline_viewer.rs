@@ -78,8 +78,18 @@ const PROBE: &str = r#"(function () {
     warn.apply(console, arguments);
   };
   window.addEventListener('error', function (e) { warnings++; if (!first) first = String(e.message); });
+  // The export's text is taken when its Blob is made (speedscope builds it from one string), so
+  // the title is written before the page goes idle: reading the Blob back is asynchronous, and
+  // headless Chromium may dump the DOM first on a loaded machine.
+  var NativeBlob = window.Blob, texts = new WeakMap();
+  window.Blob = function (parts, options) {
+    var blob = new NativeBlob(parts, options);
+    if (parts.every(function (p) { return typeof p === 'string'; })) texts.set(blob, parts.join(''));
+    return blob;
+  };
+  window.Blob.prototype = NativeBlob.prototype;
   URL.createObjectURL = function (blob) {
-    blob.text().then(function (text) {
+    var report = function (text) {
       var g = JSON.parse(text), slices = 0, names = {};
       g.profiles.forEach(function (p) {
         (p.events || []).forEach(function (e) {
@@ -91,7 +101,8 @@ const PROBE: &str = r#"(function () {
       });
       document.title = 'IMPORTED ' + JSON.stringify({profiles: g.profiles.length, slices: slices,
         warnings: warnings, first: first, names: names});
-    });
+    };
+    if (texts.has(blob)) report(texts.get(blob)); else blob.text().then(report);
     return 'blob:none';
   };
   var tries = 0, timer = setInterval(function () {
