@@ -46,13 +46,10 @@ impl<D: Driver> Replay<'_, D> {
 
     /// Re-solves the components of this cycle's remaining changes (see [`Replay::resolve`]).
     fn resolve_components(&mut self) {
-        let exact = self.gather(true);
-        if !exact {
-            #[cfg(debug_assertions)]
-            {
-                self.approximated = true;
-            }
-            self.gather(false);
+        let exact = self.gather();
+        #[cfg(debug_assertions)]
+        {
+            self.approximated |= !exact;
         }
         for &m in &self.pending {
             self.msgs[m as usize].pending = false;
@@ -142,7 +139,7 @@ impl<D: Driver> Replay<'_, D> {
     /// emptied) has the rates a whole re-solve gives now; `what` says what made it worth checking.
     #[cfg(debug_assertions)]
     fn assert_component_fair(&mut self, what: impl Fn() -> String) {
-        let whole = self.gather(true);
+        let whole = self.gather();
         self.seeds.clear();
         self.freed_links.clear();
         if !whole {
@@ -230,11 +227,15 @@ impl<D: Driver> Replay<'_, D> {
             })
     }
 
-    /// Fills `component` with the flows to re-solve, stamped with a new epoch: with `whole`, the
-    /// connected component of this cycle's changes, unless it has more than [`EXACT_FLOWS`] flows
-    /// (then false); otherwise the new flows and the flows on their links, the flows on freed links
-    /// and the pending flows (whose neighbours moved: they take what is left around them).
-    fn gather(&mut self, whole: bool) -> bool {
+    /// Fills `component` with the flows to re-solve, stamped with a new epoch: the connected
+    /// component of this cycle's changes (true), or, if it has more than [`EXACT_FLOWS`] flows, the
+    /// local set (false): the new flows and the flows on their links, the flows on freed links and
+    /// the pending flows (whose neighbours moved: they take what is left around them).
+    ///
+    /// Both are gathered in one walk: the local set is the walk's first part (its start and the
+    /// new flows' links), so when the walk outgrows the bound it is cut back to what it held then
+    /// (or finishes that part), instead of being walked again.
+    fn gather(&mut self) -> bool {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.msgs.iter_mut().for_each(|m| m.stamp = 0);
@@ -259,19 +260,33 @@ impl<D: Driver> Replay<'_, D> {
         for &l in &self.freed_links {
             visit.link(l);
         }
-        let expand = if whole { usize::MAX } else { changed };
+        // The local set's size, known once the new flows' links have all been visited.
+        let mut local = None;
         let mut i = 0;
-        while i < visit.component.len().min(expand) {
-            if whole && visit.component.len() > EXACT_FLOWS {
-                return false;
+        while i < visit.component.len() {
+            if i == changed {
+                local = Some(visit.component.len());
             }
-            let block = visit.msgs[visit.component[i] as usize].block;
-            for &l in visit.links.path(block) {
-                visit.link(l);
+            if visit.component.len() > EXACT_FLOWS {
+                break;
             }
+            visit.expand(i);
             i += 1;
         }
-        true
+        if i == visit.component.len() {
+            return true;
+        }
+        while i < changed {
+            visit.expand(i);
+            i += 1;
+        }
+        let local = local.unwrap_or(visit.component.len());
+        for &f in &visit.component[local..] {
+            // Epochs start at 1, so stamp 0 is outside every gather.
+            visit.msgs[f as usize].stamp = 0;
+        }
+        visit.component.truncate(local);
+        false
     }
 
     /// Flow `m` gets `rate`: its remaining phits are advanced to now and its end rescheduled (a flow
@@ -350,6 +365,15 @@ impl Visit<'_> {
         if msg.active && msg.stamp != self.epoch {
             msg.stamp = self.epoch;
             self.component.push(f);
+        }
+    }
+
+    /// Adds the flows on the links of the `i`-th flow taken.
+    #[inline]
+    fn expand(&mut self, i: usize) {
+        let block = self.msgs[self.component[i] as usize].block;
+        for &l in self.links.path(block) {
+            self.link(l);
         }
     }
 
