@@ -223,7 +223,6 @@ impl<'a, D: Driver> Engine<'a, D> {
             filled_for: Vec::new(),
             fills: 0,
             planned: None,
-            plan_fill: u64::MAX,
             states: Vec::new(),
             trends: Vec::new(),
             watch: Default::default(),

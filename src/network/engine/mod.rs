@@ -350,8 +350,6 @@ pub(super) struct Engine<'a, D: Driver> {
     /// Arbitration losers of one switch that share candidates are planned one after another on one
     /// fill, and most of their plans wait for a change without a draw.
     planned: Option<(u64, Plan)>,
-    /// The fill the last plan was made on (what the policy kept in `watch` is of it).
-    plan_fill: u64,
     watch: crate::network::selection::Watch,
     dirty: Vec<u32>,
     proposals: Vec<(u32, Candidate, bool)>,

@@ -81,27 +81,16 @@ impl<D: Driver> Engine<'_, D> {
         let plan = match self.planned {
             Some((fill, plan)) if fill == self.fills => {
                 debug_assert!(
-                    self.plan_is_fresh(plan, &self.rng),
+                    self.plan_again_agrees(plan),
                     "buffer {b}: a reused plan differs"
                 );
                 plan
             }
             _ => {
                 let before = self.rng.clone();
-                // The policy may read again what it kept of the same fill's states and trends.
-                let again = self.plan_fill == self.fills;
-                let plan = self.selection.plan(
-                    &self.states,
-                    &self.trends,
-                    &mut self.rng,
-                    &mut self.watch,
-                    again,
-                );
-                debug_assert!(
-                    !again || self.plan_is_fresh(plan, &before),
-                    "buffer {b}: a plan on kept spans differs"
-                );
-                self.plan_fill = self.fills;
+                let plan =
+                    self.selection
+                        .plan(&self.states, &self.trends, &mut self.rng, &mut self.watch);
                 self.planned = (self.rng == before).then_some((self.fills, plan));
                 plan
             }
@@ -114,14 +103,13 @@ impl<D: Driver> Engine<'_, D> {
         self.watch_candidates(b, plan, escapes);
     }
 
-    /// Whether planning afresh from random stream `before` (on copies of it and of the watch, with
-    /// nothing kept) gives `plan`, the watch it left and the stream as it is now: what reusing a
-    /// plan, or what the policy kept of the same fill, assumes.
-    fn plan_is_fresh(&self, plan: Plan, before: &Rng) -> bool {
-        let (mut rng, mut watch) = (before.clone(), self.watch.clone());
+    /// Whether planning afresh (on copies of the random stream and the watch) gives `plan` and the
+    /// watch it left, drawing nothing: what reusing it assumes.
+    fn plan_again_agrees(&self, plan: Plan) -> bool {
+        let (mut rng, mut watch) = (self.rng.clone(), self.watch.clone());
         let again = self
             .selection
-            .plan(&self.states, &self.trends, &mut rng, &mut watch, false);
+            .plan(&self.states, &self.trends, &mut rng, &mut watch);
         let w = &self.watch;
         again == plan
             && rng == self.rng

@@ -3,19 +3,19 @@
 //!
 //! The simulators netreplay is checked against differ exactly here, and the difference shows in
 //! completion times (BU on a 3-level fat-tree differs by 19% between FSIN's rule and the free-only rule):
-//! - `fsin/` (the default): FSIN's `min_queue_occupation` (`src/request_ports.c` of INSEE @2140aec).
+//! - `fsin.rs` (the default): FSIN's `min_queue_occupation` (`src/request_ports.c` of INSEE @2140aec).
 //!   The head asks for the candidate whose downstream queue holds the fewest phits, busy link or not,
 //!   and asks again every cycle until it is granted. The engine does not poll it: the policy plans
 //!   ([`OutputSelection::plan`]) the cycle at which asking would first succeed, from the queues'
-//!   [`Trend`]s (`fsin/plan.rs`), and the engine re-plans only when something the plan read changes.
-//!   `fsin-poll` asks every cycle, as FSIN does: the reference the planned rule is tested against.
+//!   [`Trend`]s, and the engine re-plans only when something the plan read changes. `fsin-poll` asks
+//!   every cycle, as FSIN does: the reference the planned rule is tested against.
 //! - `fixed.rs`: Booksim's tree routings (`nca`, `anca`) and VC allocator: the output is chosen once,
 //!   when the head is routed, and the packet waits for it.
 //! - `free.rs`: netreplay's first rule: only outputs that are free now and whose next buffer
 //!   has room are considered; the head never waits on a busy link while another is usable.
 //!
-//! One file (or folder) per policy, one line in [`POLICIES`]; the engine sees only
-//! [`OutputSelection`] and the [`CandidateState`]s it fills.
+//! One file per policy, one line in [`POLICIES`]; the engine sees only [`OutputSelection`] and the
+//! [`CandidateState`]s it fills.
 
 mod fixed;
 mod free;
@@ -84,7 +84,7 @@ impl Trend {
 
     /// The first cycle after `dt` at which the occupancy's slope changes (`u64::MAX` if none): a
     /// packet starting or ending to arrive or to leave. FSIN's plan computes it fused with the
-    /// occupancy (`fsin/plan.rs`, `Line::at`); a test holds the two equal.
+    /// occupancy (`fsin.rs`, `Line::at`); a test holds the two equal.
     #[inline]
     pub fn next_kink(&self, dt: u64) -> u64 {
         if self.whole == 0 {
@@ -155,13 +155,8 @@ pub struct Watch {
     /// No candidate is usable at all: nothing but one becoming usable (its link freeing, its queue
     /// gaining room) can change the plan, whatever the occupancies do.
     pub blocked: bool,
-    /// Scratch: each candidate queue's occupancy line at the start of the last span found.
+    /// Scratch: each candidate queue's occupancy line over the span being planned.
     lines: Vec<fsin::Line>,
-    /// The spans of the last plan's walk, kept for a plan on the same states and trends, with
-    /// their least occupied candidates and the cycle from which occupancies stop moving.
-    spans: Vec<fsin::Span>,
-    members: Vec<u32>,
-    settle: u64,
 }
 
 impl Watch {
@@ -221,15 +216,12 @@ pub trait OutputSelection: Sync + fmt::Debug {
     /// filled with what the answer depends on. Only called when [`OutputSelection::plans`] is true.
     /// It must be a function of its arguments: the engine reuses an answer, and the `watch` it left,
     /// for a head with the same candidates' states and trends when the answer drew no random number.
-    /// `again` says the states and trends are those of the previous call on this `watch`, so what
-    /// the policy kept there of them still holds.
     fn plan(
         &self,
         _candidates: &[CandidateState],
         _trends: &[Trend],
         _rng: &mut Rng,
         _watch: &mut Watch,
-        _again: bool,
     ) -> Plan {
         Plan::Poll
     }
