@@ -82,16 +82,7 @@ impl OutputSelection for Fsin {
                 index = i;
             }
         }
-        let c = candidates[index];
-        if c.usable() {
-            let usable = candidates.iter().filter(|c| c.usable()).count();
-            Choice::Take {
-                index,
-                alone: usable == 1,
-            }
-        } else {
-            Choice::Retry { index }
-        }
+        answer(candidates, index)
     }
 
     fn plans(&self) -> bool {
@@ -312,6 +303,20 @@ fn least(n: usize, occupancy: impl Fn(usize) -> Option<u32>) -> Option<u32> {
     (0..n).filter_map(occupancy).min()
 }
 
+/// The answer for drawn candidate `index`: take it if it is usable (alone if no other is), else ask
+/// again.
+fn answer(candidates: &[CandidateState], index: usize) -> Choice {
+    if candidates[index].usable() {
+        let usable = candidates.iter().filter(|c| c.usable()).count();
+        Choice::Take {
+            index,
+            alone: usable == 1,
+        }
+    } else {
+        Choice::Retry { index }
+    }
+}
+
 /// FSIN's `min_queue_occupation` draw among the candidates at occupancy `min`, restricted to those
 /// `keep` admits: the first to reach the minimum with weight 2, every other tie with weight 1. A
 /// single candidate is returned without drawing.
@@ -528,16 +533,7 @@ mod tests {
         let Some(min) = least(c.len(), occupancy) else {
             return Choice::Wait;
         };
-        let index = draw(c.len(), min, occupancy, |_| true, rng).unwrap();
-        if c[index].usable() {
-            let usable = c.iter().filter(|c| c.usable()).count();
-            Choice::Take {
-                index,
-                alone: usable == 1,
-            }
-        } else {
-            Choice::Retry { index }
-        }
+        answer(c, draw(c.len(), min, occupancy, |_| true, rng).unwrap())
     }
 
     /// `choose` answers as the rule's steps do and leaves the random stream where they leave it,
