@@ -84,7 +84,8 @@ const PROBE: &str = r#"(function () {
   var NativeBlob = window.Blob, texts = new WeakMap();
   window.Blob = function (parts, options) {
     var blob = new NativeBlob(parts, options);
-    if (parts.every(function (p) { return typeof p === 'string'; })) texts.set(blob, parts.join(''));
+    var strings = Array.isArray(parts) && parts.every(function (p) { return typeof p === 'string'; });
+    if (strings) texts.set(blob, parts.join(''));
     return blob;
   };
   window.Blob.prototype = NativeBlob.prototype;
