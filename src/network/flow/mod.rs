@@ -40,14 +40,14 @@
 //! the least capacity left on its path, without filling a link where another flow runs faster,
 //! takes that rate; a flow that ends crossing no saturated link it shares leaves every other rate
 //! as it was (both exact for max-min fairness, checked against whole re-solves in debug builds).
-//! Other changes re-solve the flows connected to a changed flow through shared links (its
-//! connected component) while that has at most 256 flows, else for the changed flows' neighbourhood against what the others keep, the
-//! change spreading one link per cycle while it moves rates by more than 1%
-//! (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
-//! (remaining -= rate × elapsed) when a flow's rate is recomputed. A flow's end is rounded up to a whole cycle, so a flow may hold bandwidth for less
-//! than one cycle longer than the fluid model says. Everything is deterministic: state is flat `Vec`s
-//! indexed by message and link ids, iterated in id or insertion order, and ties of the event queue are
-//! broken by insertion order.
+//! Other changes re-solve the flows connected to a changed flow through shared links (its connected
+//! component) while that has at most 256 flows, else for the changed flows' neighbourhood against
+//! what the others keep, the change spreading one link per cycle while it moves rates by more than
+//! 1% (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
+//! (remaining -= rate × elapsed) when a flow's rate is recomputed. A flow's end is rounded up to a
+//! whole cycle, so a flow may hold bandwidth for less than one cycle longer than the fluid model
+//! says. Everything is deterministic: state is flat `Vec`s indexed by message and link ids,
+//! iterated in id or insertion order, and ties of the event queue are broken by insertion order.
 //!
 //! **What it does not model** (why its error against the flit model grows with contention at small
 //! messages): packets, buffers and credits. A flow's bandwidth is shared perfectly and instantly, so

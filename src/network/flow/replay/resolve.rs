@@ -33,15 +33,20 @@ impl<D: Driver> Replay<'_, D> {
     /// Recomputes the rates of the flows a change this cycle touches (see the module doc), advancing
     /// their remaining phits to now first, and reschedules the flows whose rate changed.
     pub(super) fn resolve(&mut self) {
-        if self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty() {
+        if self.unchanged() {
             return;
         }
         self.place_alone();
-        if !(self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty()) {
+        if !self.unchanged() {
             self.resolve_components();
         }
         #[cfg(debug_assertions)]
         self.check_placed();
+    }
+
+    /// True if no change of this cycle is left to re-solve: no new flow, freed link or pending flow.
+    fn unchanged(&self) -> bool {
+        self.seeds.is_empty() && self.freed_links.is_empty() && self.pending.is_empty()
     }
 
     /// Re-solves the components of this cycle's remaining changes (see [`Replay::resolve`]).
