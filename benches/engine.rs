@@ -7,7 +7,7 @@
 //! `-- thin-tree:k=8,up=4,n=4 bu:size=1000 fsin fsin-poll free`, or an application trace, e.g. the
 //! alltoall-heavy `-- fat-tree:k=4,n=3 trace:file=traces/simgrid/npb3.3-64/ft.A.64/ft.A.64.txt`
 //! (about 40 s for both rules). CPU time is the process's own
-//! (`/proc/self/schedstat`), so a loaded machine changes it little; events and decisions do not
+//! (`CLOCK_PROCESS_CPUTIME_ID`), so a loaded machine changes it little; events and decisions do not
 //! depend on the machine at all.
 
 mod common;

@@ -1,4 +1,5 @@
-//! Flow model against flit model: wall time of the same replay under both (`[network] model`).
+//! Flow model against flit model: CPU time of the same replay under both (`[network] model`), the
+//! simulation alone (the program and the network are built before the clock starts).
 //!
 //! `cargo bench --bench flow` runs the default cases: large-message workloads on 64- and 4096-node
 //! fat trees, BU 1 KB at 4,096 nodes in both models, BU 1 KB on the 65,536-node 16,4-fat-tree and
@@ -6,13 +7,19 @@
 //! rounds of about 3.3 MB per pair) on a 4,3-fat-tree with the flow model, timing the trace reading
 //! (with and without the bincode cache) apart from the simulation. The flit model is run only where
 //! it takes seconds; `cargo bench --bench flow -- flit` adds it for the trace (about two to four
-//! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models.
+//! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models;
+//! `cargo bench --bench flow -- 4096` runs the 21 cases of `configs/flow-vs-flit-4096.toml` (seed 004's
+//! seven patterns at 1 KB on its three 4,096-node networks) in both, the best of three CPU times each,
+//! and prints how many times faster the flow model is.
 
 use netreplay::network::{Model, NetworkModel};
 use netreplay::program::Program;
 use netreplay::replay::simulate;
 use netreplay::{placement, topology, workload};
 use std::time::Instant;
+
+mod common;
+use common::cpu_seconds;
 
 const TI_TRACE: &str = "/work/shared/traces/simgrid-ti/ti_traces_32_1/smpi_replay.txt";
 
@@ -24,6 +31,7 @@ fn build(spec: &str, ranks: Option<u32>, nodes: u32) -> (Program, f64) {
     (program, start.elapsed().as_secs_f64())
 }
 
+/// Completion cycles and the CPU seconds of the simulation alone.
 fn replay(topo_spec: &str, program: &Program, model: Model) -> (u64, f64) {
     let topo = topology::build(topo_spec).expect("topology");
     let rank_node = placement::build("consecutive")
@@ -34,9 +42,9 @@ fn replay(topo_spec: &str, program: &Program, model: Model) -> (u64, f64) {
         model,
         ..NetworkModel::default()
     };
-    let start = Instant::now();
+    let start = cpu_seconds();
     let o = simulate(topo.as_ref(), &network, program, &rank_node, 1).expect("simulation");
-    (o.completion_cycles, start.elapsed().as_secs_f64())
+    (o.completion_cycles, cpu_seconds() - start)
 }
 
 fn case(topo: &str, workload: &str, models: &[Model]) {
@@ -44,7 +52,7 @@ fn case(topo: &str, workload: &str, models: &[Model]) {
     let (program, read) = build(workload, None, nodes);
     let mut flit = None;
     for &model in models {
-        let (cycles, wall) = replay(topo, &program, model);
+        let (cycles, cpu) = replay(topo, &program, model);
         let error = match (model, flit) {
             (Model::Flow, Some(f)) => {
                 format!(
@@ -58,9 +66,38 @@ fn case(topo: &str, workload: &str, models: &[Model]) {
             flit = Some(cycles);
         }
         println!(
-            "{topo:<18} {workload:<26} {model}: {cycles:>14} cycles in {wall:8.3} s (program built in \
-             {read:.3} s){error}"
+            "{topo:<18} {workload:<26} {model}: {cycles:>14} cycles in {cpu:9.4} s of CPU (program \
+             built in {read:.3} s){error}"
         );
+    }
+}
+
+/// The 4,096-node cases of `configs/flow-vs-flit-4096.toml`: the flit and flow models' CPU
+/// seconds (best of three each, the simulation alone) and their ratio.
+fn set_4096() {
+    let networks = [
+        "fat-tree:k=8,n=4",
+        "thin-tree:k=8,up=4,n=4",
+        "torus:k=16,n=3",
+    ];
+    println!("network                 pattern   flit ms    flow ms   flow faster");
+    for topo in networks {
+        for pattern in ["2w", "3w", "2m", "3m", "bu", "bt", "wf"] {
+            let spec = format!("{pattern}:size=1000");
+            let (program, _) = build(&spec, None, 4096);
+            let best = |model| {
+                (0..3)
+                    .map(|_| replay(topo, &program, model).1)
+                    .fold(f64::INFINITY, f64::min)
+            };
+            let (flit, flow) = (best(Model::Flit), best(Model::Flow));
+            println!(
+                "{topo:<23} {pattern:<7} {:>8.1}   {:>8.2}   {:>6.1}x",
+                flit * 1e3,
+                flow * 1e3,
+                flit / flow
+            );
+        }
     }
 }
 
@@ -72,6 +109,10 @@ fn main() {
     let both = [Model::Flit, Model::Flow];
     if args.len() >= 2 {
         case(&args[0], &args[1], &both);
+        return;
+    }
+    if args.first().is_some_and(|a| a == "4096") {
+        set_4096();
         return;
     }
     case("fat-tree:k=4,n=3", "bu:size=100000", &both);

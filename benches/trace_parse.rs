@@ -14,7 +14,7 @@
 //! measures opening 130 small files and reading their definitions on every pass.
 //! `cargo bench --bench trace_parse -- native|dumpi|otf2` runs one part only.
 //!
-//! Each line gives MB/s of wall time and MB/s of the process's own CPU time (`/proc/self/schedstat`,
+//! Each line gives MB/s of wall time and MB/s of the process's own CPU time (`CLOCK_PROCESS_CPUTIME_ID`,
 //! user and system: page faults count), which a machine shared with other work changes little.
 
 mod common;
