@@ -50,15 +50,15 @@ impl Outcome {
     /// event at `active_at`; phits, mean hops and mean latency follow from the counts (`latency_sum`
     /// over the messages consumed, all but `messages_open`); `links` give the per-class loads and the
     /// busiest links ([`super::stats::link_loads`] over the run's cycles).
-    pub(crate) fn close(
+    pub(crate) fn close<K: Copy + PartialEq>(
         &mut self,
         active_at: u64,
         packet_phits: u64,
         latency_sum: u128,
         messages_open: u64,
         links: super::stats::RunLinks<
-            '_,
-            impl Iterator<Item = (u32, super::stats::LinkClass, u64)>,
+            impl Iterator<Item = (u32, K, u64)>,
+            impl Fn(K) -> String,
             impl Fn(u32) -> String,
         >,
     ) {

@@ -114,30 +114,33 @@ pub(crate) fn port_name(topo: &dyn Topology, switch: u32, port: u32) -> String {
 /// How many busiest links a report lists.
 pub const BUSIEST: usize = 5;
 
-/// Every link of a run for its report: `(link, class, phits carried)` per link, the topology that
-/// spells the classes, and the names of links (asked only of the busiest).
-pub(crate) struct RunLinks<'t, I, N> {
+/// Every link of a run for its report: `(link, class, phits carried)` per link, how a class is
+/// spelled, and the names of links (asked only of the busiest). A class is any small key: a
+/// [`LinkClass`], or an index into a table of them that the run built once.
+pub(crate) struct RunLinks<I, S, N> {
     /// `(link, class, phits carried)` of every plugged link.
     pub links: I,
-    /// Spells the classes ([`LinkClass::name`]).
-    pub topo: &'t dyn Topology,
+    /// Spells a class (as [`LinkClass::name`]).
+    pub spell: S,
     /// Names a link.
     pub name: N,
 }
 
 /// Groups the links' phits per class over a run of `cycles` cycles and lists the busiest links;
 /// each class is spelled once and only the listed links are named.
-pub(crate) fn link_loads<I, N>(
-    run: RunLinks<'_, I, N>,
+pub(crate) fn link_loads<K, I, S, N>(
+    run: RunLinks<I, S, N>,
     cycles: u64,
     packet_phits: u64,
 ) -> (Vec<ClassLoad>, Vec<LinkLoad>)
 where
-    I: Iterator<Item = (u32, LinkClass, u64)>,
+    K: Copy + PartialEq,
+    I: Iterator<Item = (u32, K, u64)>,
+    S: Fn(K) -> String,
     N: Fn(u32) -> String,
 {
-    let RunLinks { links, topo, name } = run;
-    let mut per_class: Vec<(LinkClass, u64, u64)> = Vec::new();
+    let RunLinks { links, spell, name } = run;
+    let mut per_class: Vec<(K, u64, u64)> = Vec::new();
     let mut busiest: Vec<(u64, u32)> = Vec::with_capacity(BUSIEST + 1);
     for (link, class, phits) in links {
         // A run has a handful of classes, and links of one class mostly come together.
@@ -159,7 +162,7 @@ where
     // Classes in the order of their names (two classes spelled alike count as one).
     let mut classes: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for (class, links, phits) in per_class {
-        let entry = classes.entry(class.name(topo)).or_default();
+        let entry = classes.entry(spell(class)).or_default();
         entry.0 += links;
         entry.1 += phits;
     }
@@ -200,7 +203,7 @@ mod tests {
         let topo = crate::topology::build("fat-tree:k=2,n=2").unwrap();
         let run = RunLinks {
             links: links.into_iter(),
-            topo: topo.as_ref(),
+            spell: |c: LinkClass| c.name(topo.as_ref()),
             name: |l: u32| names[l as usize].to_string(),
         };
         let (classes, busiest) = link_loads(run, 100, 10);

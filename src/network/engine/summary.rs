@@ -61,7 +61,7 @@ impl<D: Driver> Engine<'_, D> {
             self.messages_open,
             crate::network::stats::RunLinks {
                 links,
-                topo: self.topo,
+                spell: |class: crate::network::stats::LinkClass| class.name(self.topo),
                 name: |c| self.link_name(c),
             },
         );

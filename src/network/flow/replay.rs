@@ -486,7 +486,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             self.messages_open,
             crate::network::stats::RunLinks {
                 links,
-                topo: paths.topology(),
+                spell: |class| paths.spell_class(class),
                 name: |l| paths.link_name(l),
             },
         );

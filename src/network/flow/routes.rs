@@ -35,6 +35,11 @@ pub(super) struct Paths<'a> {
     /// What each switch port is wired to, read once from the topology ([`FarEnd`]): a walk takes
     /// one per hop, where asking the topology decodes the switch's position every time.
     far_end: Vec<FarEnd>,
+    /// Each link's class for the run summary, an index into `classes` ([`NO_CLASS`]: an unplugged
+    /// port), found while the wiring is read, so the summary reads a table instead of the wiring.
+    link_class: Vec<u16>,
+    /// The distinct classes `link_class` indexes (a handful per network).
+    classes: Vec<LinkClass>,
     vcs: u32,
     /// Scratch for the routing function's candidates.
     choices: Vec<RouteChoice>,
@@ -71,6 +76,24 @@ impl FarEnd {
     }
 }
 
+/// The class index of an unplugged port.
+const NO_CLASS: u16 = u16::MAX;
+
+/// The index of `class` in `classes`, added if new.
+fn class_index(classes: &mut Vec<LinkClass>, class: LinkClass) -> u16 {
+    let i = match classes.iter().position(|&c| c == class) {
+        Some(i) => i,
+        None => {
+            classes.push(class);
+            classes.len() - 1
+        }
+    };
+    u16::try_from(i)
+        .ok()
+        .filter(|&i| i != NO_CLASS)
+        .expect("a network has a handful of link classes")
+}
+
 /// What a walk found besides its links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Walked {
@@ -95,6 +118,9 @@ impl<'a> Paths<'a> {
         let crossbar = u64::from(model.output_queue_packets > 0);
         let mut link_latency = vec![0u64; (ports + topo.nodes()) as usize];
         let mut far_end = Vec::with_capacity(ports as usize);
+        let levels: Vec<Option<u32>> = (0..switches).map(|sw| topo.level(sw)).collect();
+        let (mut classes, mut last) = (Vec::new(), None);
+        let mut link_class = Vec::with_capacity((ports + topo.nodes()) as usize);
         for sw in 0..switches {
             for local in 0..topo.ports(sw) {
                 let gp = (port_start[sw as usize] + local) as usize;
@@ -106,8 +132,23 @@ impl<'a> Paths<'a> {
                     Endpoint::Unplugged => 0,
                 };
                 far_end.push(FarEnd::of(end));
+                let index = match LinkClass::of_end(topo, sw, local, end, |s| levels[s as usize]) {
+                    None => NO_CLASS,
+                    // A switch's ports come in runs of one class.
+                    Some(class) => match last {
+                        Some((c, i)) if c == class => i,
+                        _ => {
+                            let i = class_index(&mut classes, class);
+                            last = Some((class, i));
+                            i
+                        }
+                    },
+                };
+                link_class.push(index);
             }
         }
+        let injection = class_index(&mut classes, LinkClass::Injection);
+        link_class.resize((ports + topo.nodes()) as usize, injection);
         for node in 0..topo.nodes() {
             link_latency[(ports + node) as usize] = 1 + fly + enter_switch;
         }
@@ -117,6 +158,8 @@ impl<'a> Paths<'a> {
             ports,
             link_latency,
             far_end,
+            link_class,
+            classes,
             vcs: topo.virtual_channels().max(1),
             choices: Vec::new(),
         }
@@ -244,31 +287,19 @@ impl<'a> Paths<'a> {
         ))
     }
 
-    /// The topology the paths are walked on.
-    pub(super) fn topology(&self) -> &'a dyn Topology {
-        self.topo
+    /// Every plugged link with its class (an index that [`Paths::spell_class`] spells), in link
+    /// order, as the flit engine classes links.
+    pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, u16)> + '_ {
+        self.link_class
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c != NO_CLASS)
+            .map(|(l, &c)| (l as u32, c))
     }
 
-    /// Every plugged link with its class, in link order, as the flit engine classes links: switch by
-    /// switch, so no link has to find its switch.
-    pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, LinkClass)> + '_ {
-        // Each switch's level, decoded once; a port's far end comes from the table.
-        let levels = std::rc::Rc::new(
-            (0..self.port_start.len() as u32 - 1)
-                .map(|sw| self.topo.level(sw))
-                .collect::<Vec<Option<u32>>>(),
-        );
-        let switches = (0..self.port_start.len() as u32 - 1).flat_map(move |sw| {
-            let start = self.port_start[sw as usize];
-            let levels = levels.clone();
-            (0..self.port_start[sw as usize + 1] - start).filter_map(move |port| {
-                let end = self.far_end[(start + port) as usize].get();
-                let class = LinkClass::of_end(self.topo, sw, port, end, |s| levels[s as usize])?;
-                Some((start + port, class))
-            })
-        });
-        let injection = (self.ports..self.links() as u32).map(|l| (l, LinkClass::Injection));
-        switches.chain(injection)
+    /// The name in reports of the class [`Paths::link_classes`] gives as `class`.
+    pub(super) fn spell_class(&self, class: u16) -> String {
+        self.classes[usize::from(class)].name(self.topo)
     }
 
     /// The name of link `l` in reports, as the flit engine names links.
