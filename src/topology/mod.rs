@@ -145,6 +145,13 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn ports(&self, switch: u32) -> u32;
     /// What `port` of `switch` is wired to.
     fn neighbour(&self, switch: u32, port: u32) -> Endpoint;
+    /// What every port of `switch` is wired to, in port order, into `out` (emptied first): the
+    /// engines read the whole wiring once this way. The same as [`Topology::neighbour`] port by
+    /// port; a family whose `neighbour` decodes the switch's position every time decodes it once.
+    fn wiring(&self, switch: u32, out: &mut Vec<Endpoint>) {
+        out.clear();
+        out.extend((0..self.ports(switch)).map(|port| self.neighbour(switch, port)));
+    }
     /// The (switch, port) that `node` hangs on.
     fn node_attachment(&self, node: u32) -> (u32, u32);
     /// Virtual channels per input port that the routing function uses.
@@ -413,6 +420,28 @@ mod tests {
                 (nodes, switches, links, radix),
                 "{spec}"
             );
+        }
+    }
+
+    /// Every family's whole-switch wiring is its port-by-port wiring.
+    #[test]
+    fn wiring_is_the_neighbours() {
+        let mut wired = Vec::new();
+        for spec in [
+            "fat-tree:k=4,n=3",
+            "thin-tree:k=8,up=4,n=3",
+            "thin-tree:k=4,up=2,n=3",
+            "slender-tree:k=8,up=2,n=5",
+            "torus:k=4,n=3",
+            "dragonfly:p=2,a=4,h=2",
+        ] {
+            let topo = build(spec).unwrap();
+            for sw in 0..topo.switches() {
+                topo.wiring(sw, &mut wired);
+                let each: Vec<Endpoint> =
+                    (0..topo.ports(sw)).map(|p| topo.neighbour(sw, p)).collect();
+                assert_eq!(wired, each, "{spec} switch {sw}");
+            }
         }
     }
 

@@ -152,6 +152,33 @@ impl Topology for ThinTree {
         }
     }
 
+    /// As `neighbour`, with the switch's position decoded once: the k down-ports reach the k
+    /// subtrees' switches (or nodes) at the same replica and up-port, the up-ports the replicas of
+    /// the parent subtree's switch.
+    fn wiring(&self, switch: u32, out: &mut Vec<Endpoint>) {
+        out.clear();
+        let (l, s, r) = self.locate(switch);
+        if l == 0 {
+            out.extend((0..self.k).map(|port| Endpoint::Node(s * self.k + port)));
+        } else {
+            let below = self.pow_up[l - 1];
+            let (replica, port) = (r % below, self.k + r / below);
+            out.extend((0..self.k).map(|p| Endpoint::Switch {
+                switch: self.id(l - 1, s * self.k + p, replica),
+                port,
+            }));
+        }
+        if l + 1 == self.n as usize {
+            out.extend((0..self.up).map(|_| Endpoint::Unplugged));
+        } else {
+            let (parent, port) = (s / self.k, s % self.k);
+            out.extend((0..self.up).map(|p| Endpoint::Switch {
+                switch: self.id(l + 1, parent, r + p * self.pow_up[l]),
+                port,
+            }));
+        }
+    }
+
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node / self.k, node % self.k)
     }

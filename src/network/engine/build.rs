@@ -49,10 +49,12 @@ impl<'a, D: Driver> Engine<'a, D> {
 
         let link_to_switch = 1 + fly + routing;
         let link_to_node = 1 + fly;
+        let mut wiring = Vec::new();
         for sw in 0..switches {
-            for local in 0..topo.ports(sw) {
+            topo.wiring(sw, &mut wiring);
+            for (local, &end) in (0..).zip(&wiring) {
                 let gp = port_start[sw as usize] + local;
-                match topo.neighbour(sw, local) {
+                match end {
                     Endpoint::Switch { switch, port } => {
                         let peer = port_start[switch as usize] + port;
                         chan_down[gp as usize] = peer * vcs;

@@ -121,11 +121,12 @@ impl<'a> Paths<'a> {
         let levels: Vec<Option<u32>> = (0..switches).map(|sw| topo.level(sw)).collect();
         let (mut classes, mut last) = (Vec::new(), None);
         let mut link_class = Vec::with_capacity((ports + topo.nodes()) as usize);
+        let mut wiring = Vec::new();
         for sw in 0..switches {
-            for local in 0..topo.ports(sw) {
+            topo.wiring(sw, &mut wiring);
+            for (local, &end) in (0..).zip(&wiring) {
                 let gp = (port_start[sw as usize] + local) as usize;
                 let length = u64::from(topo.link_length(sw, local).max(1));
-                let end = topo.neighbour(sw, local);
                 link_latency[gp] = match end {
                     Endpoint::Switch { .. } => 1 + fly * length + enter_switch + crossbar,
                     Endpoint::Node(_) => 1 + fly * length + crossbar,
