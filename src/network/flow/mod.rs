@@ -114,9 +114,10 @@ impl std::str::FromStr for Model {
 }
 
 /// Bytes the flow model allocates for `topo` before any message: per link id (switch ports and
-/// injection links) its latency, capacity, the solver's and the component search's scratch, its phit
-/// count, the sum of its flows' rates and its list of flows; per node its message queue and count; per switch its first port id. Messages
-/// in flight and their paths grow with the workload's parallelism and are left out, as for the flit
+/// injection links) its latency, capacity, class, the solver's and the component search's scratch,
+/// its phit count, the sum of its flows' rates and its list of flows; per switch port its far end;
+/// per node the ends of its message queue and its count; per switch its first port id. Messages in
+/// flight and their paths grow with the workload's parallelism and are left out, as for the flit
 /// engine.
 pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
@@ -136,8 +137,9 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     let nodes = u64::from(topo.nodes());
     let switches = u64::from(topo.switches());
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
-    // Per switch port, besides: what it is wired to (8).
-    (ports + nodes) * PER_LINK + ports * 8 + nodes * (32 + 8 + 4) + switches * 4
+    // Per switch port, besides: what it is wired to (8). Per node: its queue's front and back (8)
+    // and its count of messages sent (8). Per switch: its first port id (4).
+    (ports + nodes) * PER_LINK + ports * 8 + nodes * (8 + 8) + switches * 4
 }
 
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing

@@ -12,7 +12,6 @@ use crate::error::{DeadlockReport, Error, Result};
 use crate::network::driver::{Consumed, Driver, Step};
 use crate::network::{MAX_CYCLE, NetworkModel, Outcome, Progress};
 use crate::topology::Topology;
-use std::collections::VecDeque;
 
 /// Remaining phits below this are float residue: the flow is done.
 const DONE_PHITS: f64 = 1e-9;
@@ -30,6 +29,9 @@ enum Event {
     /// Flows whose neighbours' rates changed are re-solved (see `resolve.rs`); not counted.
     Relax,
 }
+
+/// No message: the end of a node's queue, or an empty one.
+const NO_MESSAGE: u32 = u32::MAX;
 
 /// A message, and its flow while it is the front of its source's queue.
 #[derive(Debug, Clone, Copy)]
@@ -68,6 +70,8 @@ struct Message {
     stamp: u32,
     /// In `Replay::pending`.
     pending: bool,
+    /// The message its source node issued after it ([`NO_MESSAGE`]: none yet): the node's queue.
+    next: u32,
     /// Its index in the component being solved.
     slot: u32,
 }
@@ -87,8 +91,10 @@ pub(super) struct Replay<'a, D: Driver> {
     packet_bytes: u64,
     msgs: Vec<Message>,
     free_msgs: Vec<u32>,
-    /// Messages of each node in program order; the front one is the node's flow.
-    node_queue: Vec<VecDeque<u32>>,
+    /// Each node's messages in program order, as a list through [`Message::next`] from its front
+    /// (the node's flow) to its back: no allocation per node, however many nodes.
+    node_front: Vec<u32>,
+    node_back: Vec<u32>,
     /// Messages each node has issued (part of their keys).
     node_sent: Vec<u64>,
     link_stamp: Vec<u32>,
@@ -158,7 +164,8 @@ impl<'a, D: Driver> Replay<'a, D> {
             packet_bytes: model.packet_bytes(),
             msgs: Vec::new(),
             free_msgs: Vec::new(),
-            node_queue: vec![VecDeque::new(); topo.nodes() as usize],
+            node_front: vec![NO_MESSAGE; topo.nodes() as usize],
+            node_back: vec![NO_MESSAGE; topo.nodes() as usize],
             node_sent: vec![0; topo.nodes() as usize],
             link_stamp: vec![0; links],
             link_phits: vec![0; links],
@@ -339,6 +346,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             stamp: 0,
             pending: false,
             slot: 0,
+            next: NO_MESSAGE,
         };
         let id = match self.free_msgs.pop() {
             Some(id) => {
@@ -351,10 +359,12 @@ impl<'a, D: Driver> Replay<'a, D> {
             }
         };
         self.node_sent[src as usize] += 1;
-        let queue = &mut self.node_queue[src as usize];
-        queue.push_back(id);
-        if queue.len() == 1 {
+        let back = std::mem::replace(&mut self.node_back[src as usize], id);
+        if back == NO_MESSAGE {
+            self.node_front[src as usize] = id;
             self.activate(id);
+        } else {
+            self.msgs[back as usize].next = id;
         }
         self.outcome.messages += 1;
         self.outcome.packets += packets;
@@ -428,9 +438,13 @@ impl<'a, D: Driver> Replay<'a, D> {
         }) {
             self.schedule(at, Event::Deliver(m));
         }
-        let queue = &mut self.node_queue[src as usize];
-        queue.pop_front();
-        if let Some(&next) = queue.front() {
+        // The message ending is its node's front; the next one starts.
+        debug_assert_eq!(self.node_front[src as usize], m);
+        let next = self.msgs[m as usize].next;
+        self.node_front[src as usize] = next;
+        if next == NO_MESSAGE {
+            self.node_back[src as usize] = NO_MESSAGE;
+        } else {
             self.activate(next);
         }
     }
