@@ -46,8 +46,9 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     // Per channel: the record, busy-until and phit counters, its next buffer, latency, waiter and
     // watcher lists (their entries are bounded by the buffers waiting, counted with the buffers).
     let per_channel = channel + 8 + 8 + 4 + 4 + 24 + 24;
-    // Per node: attachment, rank map, queue of messages; per switch port: its switch and start.
-    let per_node = 4 + 4 + 4 + 32;
+    // Per node: attachment, rank map, the ends of its queue of messages; per switch port: its
+    // switch and start.
+    let per_node = 4 + 4 + 4 + 8;
     let packets = (slots + nodes) * (packet + 4);
     // Per switch input queue: the candidates its head keeps while it waits (`engine/routes.rs`).
     let kept = ports * vcs * ROUTE_BYTES as u64;
