@@ -71,6 +71,13 @@ impl Wheel {
         }
     }
 
+    /// Whether an event scheduled now at cycle `at` (later than now) goes to a bucket, not the
+    /// heap: of one cycle's events, the buckets' come out first, each in the order scheduled.
+    #[inline]
+    pub fn near(&self, at: u64) -> bool {
+        at - self.now <= self.mask
+    }
+
     /// Moves every event of the next non-empty cycle into `out` (cleared first) and returns that cycle,
     /// or `None` when nothing is scheduled.
     pub fn pop_cycle(&mut self, out: &mut Vec<Event>) -> Option<u64> {

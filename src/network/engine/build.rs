@@ -126,6 +126,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 out_at: 0,
                 select_at: watch::NO_PLAN,
                 select_pick: watch::NO_PICK,
+                select_far: false,
                 watch_gen: 0,
                 watch_level: 0,
             });

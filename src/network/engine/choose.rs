@@ -125,8 +125,7 @@ impl<D: Driver> Engine<'_, D> {
         }
         // A planned grant is due now, or any other look replaces the plan.
         let planned = if self.plans {
-            let buf = &self.bufs[b as usize];
-            let pick = (buf.select_at == self.now).then_some(buf.select_pick);
+            let pick = self.due_now(b);
             self.unwatch(b);
             pick.filter(|&p| p != watch::NO_PICK)
         } else {

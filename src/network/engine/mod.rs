@@ -199,10 +199,13 @@ struct Buffer {
     in_at: u64,
     /// Cycle its current (or last) packet started leaving.
     out_at: u64,
-    /// Cycle its head is next looked at for a planned retry ([`watch::NO_PLAN`] if none), and the
-    /// candidate it is then granted ([`watch::NO_PICK`] for a fresh look).
+    /// Cycle of the last planned look at its head (a planned retry; [`watch::NO_PLAN`] if none),
+    /// the candidate it is then granted ([`watch::NO_PICK`] for a fresh look, [`watch::DROPPED`]
+    /// when the plan was dropped), and whether that look's `Select` event waits in the wheel's heap
+    /// rather than its buckets (`watch.rs`, `select_at`).
     select_at: u64,
     select_pick: u32,
+    select_far: bool,
     /// Generation of its watch registrations (older ones are stale), and the occupancy a candidate's
     /// draining queue must fall below to wake it (0: never; `watch.rs`).
     watch_gen: u32,

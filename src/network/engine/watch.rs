@@ -35,6 +35,8 @@ use crate::network::selection::Trend;
 pub(super) const NO_PLAN: u64 = u64::MAX;
 /// The planned cycle is a fresh look, not a planned grant.
 pub(super) const NO_PICK: u32 = u32::MAX;
+/// No look is due at the planned cycle: the plan was dropped (its `Select` event may still wait).
+pub(super) const DROPPED: u32 = u32::MAX - 1;
 /// Generation bits of a watcher entry's tag; the bits above say which changes wake it.
 const GENERATION: u32 = (1 << 27) - 1;
 
@@ -148,16 +150,24 @@ impl<D: Driver> Engine<'_, D> {
             self.watch.level + 1
         };
         match plan {
-            Plan::At(dt, pick) => {
-                let at = self.now.saturating_add(dt);
-                buf.select_at = at;
-                buf.select_pick = pick as u32;
-                self.wheel.schedule(at, Event::Select(b));
-            }
-            Plan::Poll | Plan::Never => {
-                buf.select_at = NO_PLAN;
-                buf.select_pick = NO_PICK;
-            }
+            Plan::At(dt, pick) => self.select_at(b, self.now.saturating_add(dt), pick as u32),
+            Plan::Poll | Plan::Never => buf.select_pick = DROPPED,
+        }
+    }
+
+    /// Plans buffer `b`'s next look at cycle `at` (`pick`: the candidate then granted, or
+    /// [`NO_PICK`]). A `Select` event is pushed unless one for `at` already waits in the wheel's
+    /// buckets from an earlier plan: that one comes out first at `at` and the look is made there
+    /// either way, so pushing another would only add an event that finds the look made.
+    fn select_at(&mut self, b: u32, at: u64, pick: u32) {
+        let buf = &mut self.bufs[b as usize];
+        let waiting = buf.select_at == at && at > self.now && !buf.select_far;
+        buf.select_at = at;
+        buf.select_pick = pick;
+        if !waiting {
+            // An event past the wheel's reach waits in its heap and comes out after the buckets'.
+            buf.select_far = !self.wheel.near(at);
+            self.wheel.schedule(at, Event::Select(b));
         }
     }
 
@@ -214,7 +224,7 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn unwatch(&mut self, b: u32) {
         let buf = &mut self.bufs[b as usize];
         buf.watch_gen = (buf.watch_gen + 1) & GENERATION;
-        buf.select_at = NO_PLAN;
+        buf.select_pick = DROPPED;
     }
 
     /// Announces a change on `channel` to the heads watching it (see the module notes).
@@ -256,17 +266,21 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Looks at buffer `b` afresh next cycle.
     fn look_next_cycle(&mut self, b: u32) {
-        let at = self.now + 1;
-        let buf = &mut self.bufs[b as usize];
-        buf.select_at = at;
-        buf.select_pick = NO_PICK;
-        self.wheel.schedule(at, Event::Select(b));
+        self.select_at(b, self.now + 1, NO_PICK);
+    }
+
+    /// Whether buffer `b` plans a look at this cycle, and the candidate it then grants
+    /// ([`NO_PICK`] for a fresh look).
+    #[inline]
+    pub(super) fn due_now(&self, b: u32) -> Option<u32> {
+        let buf = &self.bufs[b as usize];
+        (buf.select_at == self.now && buf.select_pick != DROPPED).then_some(buf.select_pick)
     }
 
     /// A `Select` event for `b` fired: it is current only if `b` still plans this cycle.
     #[inline]
     pub(super) fn select_due(&mut self, b: u32) {
-        if self.bufs[b as usize].select_at == self.now {
+        if self.due_now(b).is_some() {
             self.mark_dirty(b);
         }
     }
