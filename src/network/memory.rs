@@ -48,7 +48,7 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     let per_channel = channel + 8 + 8 + 4 + 4 + 24 + 24;
     // Per node: attachment, rank map, the ends of its queue of messages; per switch port: its
     // switch and start.
-    let per_node = 4 + 4 + 4 + 8;
+    let per_node = 4 + 4 + 4 + super::node_queues::NodeQueues::BYTES_PER_NODE;
     let packets = (slots + nodes) * (packet + 4);
     // Per switch input queue: the candidates its head keeps while it waits (`engine/routes.rs`).
     let kept = ports * vcs * ROUTE_BYTES as u64;

@@ -13,6 +13,7 @@ pub mod flow;
 pub mod load_bins;
 pub mod memory;
 mod model;
+mod node_queues;
 mod open_loop;
 mod outcome;
 mod progress;

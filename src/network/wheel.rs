@@ -62,7 +62,7 @@ impl Wheel {
             "event scheduled at {at}, not after cycle {}",
             self.now
         );
-        if at - self.now <= self.mask {
+        if self.near(at) {
             self.buckets[(at & self.mask) as usize].push(event);
             self.in_wheel += 1;
         } else {

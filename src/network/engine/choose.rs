@@ -110,7 +110,7 @@ impl<D: Driver> Engine<'_, D> {
         }
         let injection = self.is_injection(b);
         if injection {
-            if self.node_front[(b - self.inj_base) as usize] == NO_MESSAGE {
+            if self.node_queues.front(b - self.inj_base).is_none() {
                 return Decision::NotReady;
             }
         } else {

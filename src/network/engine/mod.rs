@@ -41,6 +41,7 @@
 use super::NetworkModel;
 use super::driver::Step;
 use super::driver::{Consumed, Driver};
+use super::node_queues::NodeQueues;
 use super::wheel::{Event, Wheel};
 use crate::error::{DeadlockReport, Error, Result};
 use crate::network::selection::Plan;
@@ -103,13 +104,7 @@ struct Message {
     issued_at: u64,
     /// Packets of the message (reported to the driver with it).
     packets: u64,
-    /// The message its source node issued after it ([`NO_MESSAGE`]: none yet), while it waits in
-    /// the node's queue.
-    next: u32,
 }
-
-/// No message: the end of a node's queue, or an empty one.
-const NO_MESSAGE: u32 = u32::MAX;
 
 /// The hot state of one channel, kept together so that touching a channel costs one cache line.
 #[derive(Debug, Clone, Copy)]
@@ -284,7 +279,7 @@ pub(super) struct Engine<'a, D: Driver> {
     inj_base: u32,
     out_base: u32,
     /// Packets a switch input queue and an output queue hold (injection queues hold none here: a
-    /// node's packets wait in its message queue, `node_front`).
+    /// node's packets wait in its message queue, `node_queues`).
     input_fifo_cap: u16,
     output_fifo_cap: u16,
     // Channel ids: links [0, ports), node injection links [ports, ports + nodes),
@@ -322,11 +317,8 @@ pub(super) struct Engine<'a, D: Driver> {
 
     msgs: Vec<Message>,
     free_msgs: Vec<u32>,
-    /// Each node's messages with packets left to send, in program order, as a list through
-    /// [`Message::next`] from its front (whose packets it injects) to its back: no allocation per
-    /// node.
-    node_front: Vec<u32>,
-    node_back: Vec<u32>,
+    /// Each node's messages with packets left to send, in program order; it injects its front's.
+    node_queues: NodeQueues,
     rank_node: &'a [u32],
     driver: D,
 

@@ -41,14 +41,10 @@ impl<D: Driver> Engine<'_, D> {
             packets_to_deliver: packets,
             issued_at: self.now,
             packets,
-            next: NO_MESSAGE,
         };
         let id = slab_insert(&mut self.msgs, &mut self.free_msgs, msg);
         let node = self.rank_node[from as usize];
-        match std::mem::replace(&mut self.node_back[node as usize], id) {
-            NO_MESSAGE => self.node_front[node as usize] = id,
-            back => self.msgs[back as usize].next = id,
-        }
+        self.node_queues.push(node, id);
         self.mark_dirty(self.inj_base + node);
         self.outcome.messages += 1;
         self.outcome.packets += packets;
@@ -89,18 +85,16 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Takes the next packet of the front message of `node`'s queue.
     pub(super) fn new_packet(&mut self, node: u32) -> u32 {
-        let id = self.node_front[node as usize];
-        assert_ne!(id, NO_MESSAGE, "injecting from an empty node");
+        let id = self
+            .node_queues
+            .front(node)
+            .expect("injecting from an empty node");
         let msg = &mut self.msgs[id as usize];
         msg.packets_to_send -= 1;
         let dest = msg.dest_node;
         if msg.packets_to_send == 0 {
             // Its last packet leaves: the next message is the node's front.
-            let next = msg.next;
-            self.node_front[node as usize] = next;
-            if next == NO_MESSAGE {
-                self.node_back[node as usize] = NO_MESSAGE;
-            }
+            self.node_queues.pop(node);
         }
         self.outcome.phits_injected += u64::from(self.packet_phits);
         let via = if self.non_minimal {

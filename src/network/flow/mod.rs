@@ -63,6 +63,7 @@ mod routes;
 mod solver;
 
 use super::driver::Driver;
+use super::node_queues::NodeQueues;
 use super::{NetworkModel, Outcome, Progress};
 use crate::error::{Error, Result};
 use crate::topology::Topology;
@@ -123,7 +124,6 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
     // rate sum 8, freed flag 1, class 2, the flow list's head and count, and the solver heap's slot.
     const PER_LINK: u64 = 8
-        + 2
         + 8
         + 8
         + 4
@@ -132,14 +132,15 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
         + 8
         + 8
         + 1
+        + 2
         + links::Links::BYTES_PER_LINK
         + level_heap::BYTES_PER_LINK;
     let nodes = u64::from(topo.nodes());
     let switches = u64::from(topo.switches());
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
-    // Per switch port, besides: what it is wired to (8). Per node: its queue's front and back (8)
-    // and its count of messages sent (8). Per switch: its first port id (4).
-    (ports + nodes) * PER_LINK + ports * 8 + nodes * (8 + 8) + switches * 4
+    // Per switch port, besides: what it is wired to (8). Per node: its message queue's ends and
+    // its count of messages sent (8). Per switch: its first port id (4).
+    (ports + nodes) * PER_LINK + ports * 8 + nodes * (NodeQueues::BYTES_PER_NODE + 8) + switches * 4
 }
 
 /// Replays what `driver` asks for with the flow model (rank r on node `rank_node[r]`), publishing

@@ -10,6 +10,7 @@ use super::routes::Paths;
 use super::solver::Solver;
 use crate::error::{DeadlockReport, Error, Result};
 use crate::network::driver::{Consumed, Driver, Step};
+use crate::network::node_queues::NodeQueues;
 use crate::network::{MAX_CYCLE, NetworkModel, Outcome, Progress};
 use crate::topology::Topology;
 
@@ -29,9 +30,6 @@ enum Event {
     /// Flows whose neighbours' rates changed are re-solved (see `resolve.rs`); not counted.
     Relax,
 }
-
-/// No message: the end of a node's queue, or an empty one.
-const NO_MESSAGE: u32 = u32::MAX;
 
 /// A message, and its flow while it is the front of its source's queue.
 #[derive(Debug, Clone, Copy)]
@@ -70,8 +68,6 @@ struct Message {
     stamp: u32,
     /// In `Replay::pending`.
     pending: bool,
-    /// The message its source node issued after it ([`NO_MESSAGE`]: none yet): the node's queue.
-    next: u32,
     /// Its index in the component being solved.
     slot: u32,
 }
@@ -91,10 +87,8 @@ pub(super) struct Replay<'a, D: Driver> {
     packet_bytes: u64,
     msgs: Vec<Message>,
     free_msgs: Vec<u32>,
-    /// Each node's messages in program order, as a list through [`Message::next`] from its front
-    /// (the node's flow) to its back: no allocation per node, however many nodes.
-    node_front: Vec<u32>,
-    node_back: Vec<u32>,
+    /// Each node's messages in program order; its front's is the node's flow.
+    node_queues: NodeQueues,
     /// Messages each node has issued (part of their keys).
     node_sent: Vec<u64>,
     link_stamp: Vec<u32>,
@@ -164,8 +158,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             packet_bytes: model.packet_bytes(),
             msgs: Vec::new(),
             free_msgs: Vec::new(),
-            node_front: vec![NO_MESSAGE; topo.nodes() as usize],
-            node_back: vec![NO_MESSAGE; topo.nodes() as usize],
+            node_queues: NodeQueues::new(topo.nodes() as usize),
             node_sent: vec![0; topo.nodes() as usize],
             link_stamp: vec![0; links],
             link_phits: vec![0; links],
@@ -346,7 +339,6 @@ impl<'a, D: Driver> Replay<'a, D> {
             stamp: 0,
             pending: false,
             slot: 0,
-            next: NO_MESSAGE,
         };
         let id = match self.free_msgs.pop() {
             Some(id) => {
@@ -359,12 +351,8 @@ impl<'a, D: Driver> Replay<'a, D> {
             }
         };
         self.node_sent[src as usize] += 1;
-        let back = std::mem::replace(&mut self.node_back[src as usize], id);
-        if back == NO_MESSAGE {
-            self.node_front[src as usize] = id;
+        if self.node_queues.push(src, id) {
             self.activate(id);
-        } else {
-            self.msgs[back as usize].next = id;
         }
         self.outcome.messages += 1;
         self.outcome.packets += packets;
@@ -439,12 +427,8 @@ impl<'a, D: Driver> Replay<'a, D> {
             self.schedule(at, Event::Deliver(m));
         }
         // The message ending is its node's front; the next one starts.
-        debug_assert_eq!(self.node_front[src as usize], m);
-        let next = self.msgs[m as usize].next;
-        self.node_front[src as usize] = next;
-        if next == NO_MESSAGE {
-            self.node_back[src as usize] = NO_MESSAGE;
-        } else {
+        debug_assert_eq!(self.node_queues.front(src), Some(m));
+        if let Some(next) = self.node_queues.pop(src) {
             self.activate(next);
         }
     }
