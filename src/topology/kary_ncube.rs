@@ -145,7 +145,8 @@ impl Cube {
                 return None;
             }
             let plus = if self.wrap {
-                let ahead = (t + self.k - c) % self.k;
+                // (t - c) mod k, both below k: one subtraction instead of a division.
+                let ahead = if t >= c { t - c } else { t + self.k - c };
                 ahead < self.k - ahead || (2 * ahead == self.k && (minus_ties >> (d % 32)) & 1 == 0)
             } else {
                 t > c

@@ -221,35 +221,12 @@ impl<'a> Paths<'a> {
             }
             self.choices.clear();
             topo.route_salted(switch, port, vc, dst, salt, &mut self.choices);
-            let plain = self.choices.iter().filter(|c| !c.escape).count();
-            // Escape channels (Duato) only where a switch offers nothing else.
-            let escape = plain == 0;
-            self.choices.retain(|c| c.escape == escape);
-            let count = self.choices.len();
-            if count == 0 {
-                return Err(self.bug(format!(
-                    "switch {switch} offers no route towards node {dst}"
-                )));
-            }
-            // The key's next base-`count` digit says where the scan for the least loaded starts
-            // (a lone candidate takes no digit's division: its digit is 0 either way).
-            let mut at = 0;
-            if count > 1 {
-                at = (digits % count as u64) as usize;
-                digits /= count as u64;
-            }
-            let base = self.port_start[switch as usize];
-            let mut best: Option<(u32, RouteChoice)> = None;
-            for _ in 0..count {
-                let c = self.choices[at];
-                at = if at + 1 == count { 0 } else { at + 1 };
-                let flows = load.get((base + c.port) as usize).copied().unwrap_or(0);
-                if best.is_none_or(|(b, _)| flows < b) {
-                    best = Some((flows, c));
-                }
-            }
-            let (_, choice) = best.expect("count > 0");
-            let link = base + choice.port;
+            let choice = match self.choices[..] {
+                // A lone plain candidate (deterministic routing, a tree's way down): no choice.
+                [only] if !only.escape => only,
+                _ => self.least_loaded(switch, dst, load, &mut digits)?,
+            };
+            let link = self.port_start[switch as usize] + choice.port;
             out.push(link);
             latency += self.link_latency[link as usize];
             match self.far_end[link as usize].get() {
@@ -278,6 +255,44 @@ impl<'a> Paths<'a> {
             }
         }
         unreachable!("the walk returns or errs within `limit` hops")
+    }
+
+    /// Where switch `switch` offers several candidates (or escape channels only): the least
+    /// loaded plain one (escape channels (Duato) only where the switch offers nothing else), the
+    /// scan starting at the key's next base-`count` digit, taken from `digits`.
+    fn least_loaded(
+        &mut self,
+        switch: u32,
+        dst: u32,
+        load: &[u32],
+        digits: &mut u64,
+    ) -> Result<RouteChoice> {
+        let plain = self.choices.iter().filter(|c| !c.escape).count();
+        let escape = plain == 0;
+        self.choices.retain(|c| c.escape == escape);
+        let count = self.choices.len();
+        if count == 0 {
+            return Err(self.bug(format!(
+                "switch {switch} offers no route towards node {dst}"
+            )));
+        }
+        // A lone candidate takes no digit's division: its digit is 0 either way.
+        let mut at = 0;
+        if count > 1 {
+            at = (*digits % count as u64) as usize;
+            *digits /= count as u64;
+        }
+        let base = self.port_start[switch as usize];
+        let mut best: Option<(u32, RouteChoice)> = None;
+        for _ in 0..count {
+            let c = self.choices[at];
+            at = if at + 1 == count { 0 } else { at + 1 };
+            let flows = load.get((base + c.port) as usize).copied().unwrap_or(0);
+            if best.is_none_or(|(b, _)| flows < b) {
+                best = Some((flows, c));
+            }
+        }
+        Ok(best.expect("count > 0").1)
     }
 
     /// A walk that went wrong: the topology's routing function has a bug.
