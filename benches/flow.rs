@@ -8,10 +8,11 @@
 //! (with and without the bincode cache) apart from the simulation. The flit model is run only where
 //! it takes seconds; `cargo bench --bench flow -- flit` adds it for the trace (about two to four
 //! minutes on one core). `cargo bench --bench flow -- TOPOLOGY WORKLOAD` runs one case in both models;
-//! `cargo bench --bench flow -- 4096` runs the 21 cases of `configs/flow-vs-flit-4096.toml` (seed 004's
-//! seven patterns at 1 KB on its three 4,096-node networks) in both, the best of three CPU times each,
-//! and prints how many times faster the flow model is.
+//! `cargo bench --bench flow -- 4096` runs the cases `configs/flow-vs-flit-4096.toml` lists (seed 004's
+//! seven patterns at 1 KB on its three 4,096-node networks: 21) in both, the best of three CPU times
+//! each, and prints how many times faster the flow model is.
 
+use netreplay::campaign::CampaignConfig;
 use netreplay::network::{Model, NetworkModel};
 use netreplay::program::Program;
 use netreplay::replay::simulate;
@@ -21,6 +22,8 @@ use std::time::Instant;
 mod common;
 use common::cpu_seconds;
 
+/// The flow-vs-flit set at 4,096 nodes (`-- 4096`), relative to the crate.
+const SET_4096: &str = "configs/flow-vs-flit-4096.toml";
 const TI_TRACE: &str = "/work/shared/traces/simgrid-ti/ti_traces_32_1/smpi_replay.txt";
 
 fn build(spec: &str, ranks: Option<u32>, nodes: u32) -> (Program, f64) {
@@ -31,19 +34,24 @@ fn build(spec: &str, ranks: Option<u32>, nodes: u32) -> (Program, f64) {
     (program, start.elapsed().as_secs_f64())
 }
 
-/// Completion cycles and the CPU seconds of the simulation alone.
+/// Completion cycles and the CPU seconds of the simulation alone (seed 1).
 fn replay(topo_spec: &str, program: &Program, model: Model) -> (u64, f64) {
+    replay_seeded(topo_spec, program, model, 1)
+}
+
+/// [`replay`] under run seed `seed`.
+fn replay_seeded(topo_spec: &str, program: &Program, model: Model, seed: u64) -> (u64, f64) {
     let topo = topology::build(topo_spec).expect("topology");
     let rank_node = placement::build("consecutive")
         .unwrap()
-        .place(program.ranks(), topo.as_ref(), 1)
+        .place(program.ranks(), topo.as_ref(), seed)
         .expect("placement");
     let network = NetworkModel {
         model,
         ..NetworkModel::default()
     };
     let start = cpu_seconds();
-    let o = simulate(topo.as_ref(), &network, program, &rank_node, 1).expect("simulation");
+    let o = simulate(topo.as_ref(), &network, program, &rank_node, seed).expect("simulation");
     (o.completion_cycles, cpu_seconds() - start)
 }
 
@@ -72,27 +80,37 @@ fn case(topo: &str, workload: &str, models: &[Model]) {
     }
 }
 
-/// The 4,096-node cases of `configs/flow-vs-flit-4096.toml`: the flit and flow models' CPU
-/// seconds (best of three each, the simulation alone) and their ratio.
+/// The cases of `configs/flow-vs-flit-4096.toml`, read from the file: for each network it lists, the
+/// flit and flow models' CPU seconds on every (workload, size) cell (best of three each, the
+/// simulation alone, the config's seed) and their ratio.
 fn set_4096() {
-    let networks = [
-        "fat-tree:k=8,n=4",
-        "thin-tree:k=8,up=4,n=4",
-        "torus:k=16,n=3",
-    ];
-    println!("network                 pattern   flit ms    flow ms   flow faster");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(SET_4096);
+    let cfg = CampaignConfig::load(&path).expect("the 4,096-node config");
+    let seed = cfg.seed.unwrap_or(1);
+    let mut networks: Vec<&str> = Vec::new();
+    for c in &cfg.candidates {
+        if !networks.contains(&c.topology.as_str()) {
+            networks.push(&c.topology);
+        }
+    }
+    println!("network                 workload          flit ms    flow ms   flow faster");
     for topo in networks {
-        for pattern in ["2w", "3w", "2m", "3m", "bu", "bt", "wf"] {
-            let spec = format!("{pattern}:size=1000");
-            let (program, _) = build(&spec, None, 4096);
+        let nodes = topology::build(topo).expect("topology").nodes();
+        for (workload, size) in cfg.cells() {
+            let spec = cfg.workload_spec(&workload, size).expect("workload spec");
+            let (program, _) = build(&spec, None, nodes);
             let best = |model| {
                 (0..3)
-                    .map(|_| replay(topo, &program, model).1)
+                    .map(|_| replay_seeded(topo, &program, model, seed).1)
                     .fold(f64::INFINITY, f64::min)
             };
             let (flit, flow) = (best(Model::Flit), best(Model::Flow));
+            let cell = match size {
+                Some(s) => format!("{workload} {s} B"),
+                None => workload,
+            };
             println!(
-                "{topo:<23} {pattern:<7} {:>8.1}   {:>8.2}   {:>6.1}x",
+                "{topo:<23} {cell:<15} {:>8.1}   {:>8.2}   {:>6.1}x",
                 flit * 1e3,
                 flow * 1e3,
                 flit / flow
