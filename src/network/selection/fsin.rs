@@ -110,6 +110,22 @@ impl OutputSelection for Fsin {
         if blocked {
             return Plan::Never;
         }
+        // Next cycle may grant it (a usable candidate is then among the least occupied): polling
+        // once costs no more than planning, and this is found without building the lines (the
+        // walk below would find it in its first span, drawing nothing).
+        let (mut least, mut least_usable) = (u32::MAX, u32::MAX);
+        for (c, t) in candidates.iter().zip(trends) {
+            if eligible(c) {
+                let value = t.at(1);
+                least = least.min(value);
+                if c.usable() {
+                    least_usable = least_usable.min(value);
+                }
+            }
+        }
+        if least_usable == least {
+            return Plan::Poll;
+        }
         let settle = trends
             .iter()
             .map(Trend::settles_after)
