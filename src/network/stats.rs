@@ -50,18 +50,10 @@ pub(crate) enum LinkClass {
 }
 
 impl LinkClass {
-    /// The class of the link leaving `port` of `switch` (`None` if the port is unplugged):
-    /// `ejection` towards a node, `level L up` or `down` between tree levels, the family's own class
-    /// (`dim 0 +`) or `switch-switch`.
-    pub(crate) fn of_port(topo: &dyn Topology, switch: u32, port: u32) -> Option<LinkClass> {
-        Self::of_end(topo, switch, port, topo.neighbour(switch, port), |s| {
-            topo.level(s)
-        })
-    }
-
-    /// [`LinkClass::of_port`] for a caller that already knows the port's far end `end` and reads
-    /// switch levels through `level` (a table: classing every port of a big network asks the
-    /// topology to decode each switch's position three times otherwise).
+    /// The class of the link leaving `port` of `switch`, whose far end is `end` (`None` if the
+    /// port is unplugged): `ejection` towards a node, `level L up` or `down` between tree levels
+    /// (switch levels read through `level`), the family's own class (`dim 0 +`) or
+    /// `switch-switch`.
     pub(crate) fn of_end(
         topo: &dyn Topology,
         switch: u32,
@@ -92,6 +84,99 @@ impl LinkClass {
             LinkClass::Family(c) => topo.link_class_name(c),
             LinkClass::SwitchSwitch => "switch-switch".into(),
         }
+    }
+}
+
+/// Every link's class, found once while a model reads the wiring: per link id (the switch ports in
+/// global order, then the nodes' injection links, as both models number links) a small index into
+/// the run's handful of classes. A run's summary groups its links by reading this table instead of
+/// asking the topology about every link again.
+#[derive(Debug, Default)]
+pub(crate) struct LinkClasses {
+    /// Per link, its index into `classes` ([`NO_CLASS`]: an unplugged port).
+    of: Vec<u16>,
+    classes: Vec<LinkClass>,
+    /// Each switch's level (trees), read once: classing a port reads both ends' levels.
+    levels: Vec<Option<u32>>,
+    /// The last port's class and index: a switch's ports come in runs of one class.
+    last: Option<(LinkClass, u16)>,
+}
+
+/// Bytes per link of a [`LinkClasses`] (for the memory estimates).
+pub(crate) const CLASS_BYTES_PER_LINK: u64 = 2;
+
+/// The class index of an unplugged port.
+const NO_CLASS: u16 = u16::MAX;
+
+impl LinkClasses {
+    /// An empty table for `links` links of `topo`.
+    pub(crate) fn new(topo: &dyn Topology, links: usize) -> Self {
+        LinkClasses {
+            of: Vec::with_capacity(links),
+            levels: (0..topo.switches()).map(|sw| topo.level(sw)).collect(),
+            ..LinkClasses::default()
+        }
+    }
+
+    /// Classes the next link: the one leaving `port` of `switch`, whose far end is `end` (ports
+    /// are added in global port order).
+    pub(crate) fn add_port(&mut self, topo: &dyn Topology, switch: u32, port: u32, end: Endpoint) {
+        let levels = &self.levels;
+        let index = match LinkClass::of_end(topo, switch, port, end, |s| levels[s as usize]) {
+            None => NO_CLASS,
+            Some(class) => match self.last {
+                Some((c, i)) if c == class => i,
+                _ => {
+                    let i = self.index(class);
+                    self.last = Some((class, i));
+                    i
+                }
+            },
+        };
+        self.of.push(index);
+    }
+
+    /// Classes the `nodes` injection links, which follow the switch ports.
+    pub(crate) fn add_injection_links(&mut self, nodes: u32) {
+        let injection = self.index(LinkClass::Injection);
+        self.of
+            .extend(std::iter::repeat_n(injection, nodes as usize));
+    }
+
+    /// The index of `class`, added if new.
+    fn index(&mut self, class: LinkClass) -> u16 {
+        let i = match self.classes.iter().position(|&c| c == class) {
+            Some(i) => i,
+            None => {
+                self.classes.push(class);
+                self.classes.len() - 1
+            }
+        };
+        u16::try_from(i)
+            .ok()
+            .filter(|&i| i != NO_CLASS)
+            .expect("a network has a handful of link classes")
+    }
+
+    /// The class of link `link` (`None`: an unplugged port).
+    pub(crate) fn get(&self, link: u32) -> Option<u16> {
+        self.of
+            .get(link as usize)
+            .copied()
+            .filter(|&c| c != NO_CLASS)
+    }
+
+    /// Every plugged link with its class, in link order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, u16)> + '_ {
+        (0..)
+            .zip(&self.of)
+            .filter(|&(_, &c)| c != NO_CLASS)
+            .map(|(l, &c)| (l, c))
+    }
+
+    /// Class `class` as reports spell it.
+    pub(crate) fn spell(&self, class: u16, topo: &dyn Topology) -> String {
+        self.classes[usize::from(class)].name(topo)
     }
 }
 
@@ -191,6 +276,47 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table built from the wiring classes each link as asking the topology about that one
+    /// port does.
+    #[test]
+    fn the_table_classes_each_port_as_its_topology_does() {
+        for spec in [
+            "fat-tree:k=4,n=3",
+            "thin-tree:k=4,up=2,n=3",
+            "torus:k=4,n=2",
+            "dragonfly:p=2,a=4,h=2",
+        ] {
+            let topo = crate::topology::build(spec).unwrap();
+            let topo = topo.as_ref();
+            let ports: u32 = (0..topo.switches()).map(|s| topo.ports(s)).sum();
+            let mut table = LinkClasses::new(topo, (ports + topo.nodes()) as usize);
+            let mut wiring = Vec::new();
+            let mut expected = Vec::new();
+            for sw in 0..topo.switches() {
+                topo.wiring(sw, &mut wiring);
+                for (port, &end) in (0..).zip(&wiring) {
+                    table.add_port(topo, sw, port, end);
+                    let asked = topo.neighbour(sw, port);
+                    expected.push(
+                        LinkClass::of_end(topo, sw, port, asked, |s| topo.level(s))
+                            .map(|c| c.name(topo)),
+                    );
+                }
+            }
+            table.add_injection_links(topo.nodes());
+            expected.extend((0..topo.nodes()).map(|_| Some("injection".to_string())));
+            let got: Vec<Option<String>> = (0..ports + topo.nodes())
+                .map(|l| table.get(l).map(|c| table.spell(c, topo)))
+                .collect();
+            assert_eq!(got, expected, "{spec}");
+            assert_eq!(
+                table.iter().count(),
+                expected.iter().filter(|c| c.is_some()).count(),
+                "{spec}"
+            );
+        }
+    }
 
     #[test]
     fn groups_and_ranks() {

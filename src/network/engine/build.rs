@@ -50,10 +50,13 @@ impl<'a, D: Driver> Engine<'a, D> {
         let link_to_switch = 1 + fly + routing;
         let link_to_node = 1 + fly;
         let mut wiring = Vec::new();
+        let mut link_classes =
+            crate::network::stats::LinkClasses::new(topo, (ports + nodes) as usize);
         for sw in 0..switches {
             topo.wiring(sw, &mut wiring);
             for (local, &end) in (0..).zip(&wiring) {
                 let gp = port_start[sw as usize] + local;
+                link_classes.add_port(topo, sw, local, end);
                 match end {
                     Endpoint::Switch { switch, port } => {
                         let peer = port_start[switch as usize] + port;
@@ -83,6 +86,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 }
             }
         }
+        link_classes.add_injection_links(nodes);
         for node in 0..nodes {
             let (sw, local) = topo.node_attachment(node);
             let leaf_port = port_start[sw as usize] + local;
@@ -177,6 +181,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             nodes,
             ports,
             port_start,
+            link_classes,
             port_switch,
             output_queues,
             inj_base,

@@ -272,6 +272,8 @@ pub(super) struct Engine<'a, D: Driver> {
     ports: u32,
     port_start: Vec<u32>,
     port_switch: Vec<u32>,
+    /// Each link's class for the run summary, found while the wiring is read.
+    link_classes: crate::network::stats::LinkClasses,
     output_queues: bool,
 
     // Buffer ids: input queues [0, ports*vcs), injection queues [inj_base, inj_base + nodes),

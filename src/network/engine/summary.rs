@@ -50,10 +50,10 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn summarise(mut self) -> (Outcome, D) {
         // The link iterator reads the engine, so the counters are closed outside it.
         let mut outcome = std::mem::take(&mut self.outcome);
-        let links = (0..self.xbar_base).filter_map(|c| {
-            let class = self.link_class(c)?;
-            Some((c, class, self.chan_phits[c as usize]))
-        });
+        let classes = &self.link_classes;
+        let links = classes
+            .iter()
+            .map(|(c, class)| (c, class, self.chan_phits[c as usize]));
         outcome.close(
             self.active_at,
             u64::from(self.packet_phits),
@@ -61,7 +61,7 @@ impl<D: Driver> Engine<'_, D> {
             self.messages_open,
             crate::network::stats::RunLinks {
                 links,
-                spell: |class: crate::network::stats::LinkClass| class.name(self.topo),
+                spell: |class| classes.spell(class, self.topo),
                 name: |c| self.link_name(c),
             },
         );
@@ -70,18 +70,8 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Class (for grouping) and name (for listing) of link channel `c`; `None` if it is unplugged.
     pub(super) fn describe_link(&self, c: u32) -> Option<(String, String)> {
-        let class = self.link_class(c)?;
-        Some((class.name(self.topo), self.link_name(c)))
-    }
-
-    /// The class of link `c` (`None` for an unplugged port).
-    fn link_class(&self, c: u32) -> Option<crate::network::stats::LinkClass> {
-        use crate::network::stats::LinkClass;
-        if c >= self.ports {
-            return Some(LinkClass::Injection);
-        }
-        let sw = self.port_switch[c as usize];
-        LinkClass::of_port(self.topo, sw, c - self.port_start[sw as usize])
+        let class = self.link_classes.get(c)?;
+        Some((self.link_classes.spell(class, self.topo), self.link_name(c)))
     }
 
     /// The name of link `c` in reports.

@@ -132,7 +132,7 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
         + 8
         + 8
         + 1
-        + 2
+        + super::stats::CLASS_BYTES_PER_LINK
         + links::Links::BYTES_PER_LINK
         + level_heap::BYTES_PER_LINK;
     let nodes = u64::from(topo.nodes());

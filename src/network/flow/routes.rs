@@ -19,7 +19,7 @@
 
 use crate::error::{Error, Result};
 use crate::network::NetworkModel;
-use crate::network::stats::{self, LinkClass};
+use crate::network::stats::{self, LinkClasses};
 use crate::rng::mix64;
 use crate::topology::{Endpoint, RouteChoice, Topology};
 
@@ -35,11 +35,8 @@ pub(super) struct Paths<'a> {
     /// What each switch port is wired to, read once from the topology ([`FarEnd`]): a walk takes
     /// one per hop, where asking the topology decodes the switch's position every time.
     far_end: Vec<FarEnd>,
-    /// Each link's class for the run summary, an index into `classes` ([`NO_CLASS`]: an unplugged
-    /// port), found while the wiring is read, so the summary reads a table instead of the wiring.
-    link_class: Vec<u16>,
-    /// The distinct classes `link_class` indexes (a handful per network).
-    classes: Vec<LinkClass>,
+    /// Each link's class for the run summary, found while the wiring is read.
+    link_classes: LinkClasses,
     vcs: u32,
     /// Scratch for the routing function's candidates.
     choices: Vec<RouteChoice>,
@@ -76,24 +73,6 @@ impl FarEnd {
     }
 }
 
-/// The class index of an unplugged port.
-const NO_CLASS: u16 = u16::MAX;
-
-/// The index of `class` in `classes`, added if new.
-fn class_index(classes: &mut Vec<LinkClass>, class: LinkClass) -> u16 {
-    let i = match classes.iter().position(|&c| c == class) {
-        Some(i) => i,
-        None => {
-            classes.push(class);
-            classes.len() - 1
-        }
-    };
-    u16::try_from(i)
-        .ok()
-        .filter(|&i| i != NO_CLASS)
-        .expect("a network has a handful of link classes")
-}
-
 /// What a walk found besides its links.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Walked {
@@ -118,9 +97,7 @@ impl<'a> Paths<'a> {
         let crossbar = u64::from(model.output_queue_packets > 0);
         let mut link_latency = vec![0u64; (ports + topo.nodes()) as usize];
         let mut far_end = Vec::with_capacity(ports as usize);
-        let levels: Vec<Option<u32>> = (0..switches).map(|sw| topo.level(sw)).collect();
-        let (mut classes, mut last) = (Vec::new(), None);
-        let mut link_class = Vec::with_capacity((ports + topo.nodes()) as usize);
+        let mut link_classes = LinkClasses::new(topo, (ports + topo.nodes()) as usize);
         let mut wiring = Vec::new();
         for sw in 0..switches {
             topo.wiring(sw, &mut wiring);
@@ -133,23 +110,10 @@ impl<'a> Paths<'a> {
                     Endpoint::Unplugged => 0,
                 };
                 far_end.push(FarEnd::of(end));
-                let index = match LinkClass::of_end(topo, sw, local, end, |s| levels[s as usize]) {
-                    None => NO_CLASS,
-                    // A switch's ports come in runs of one class.
-                    Some(class) => match last {
-                        Some((c, i)) if c == class => i,
-                        _ => {
-                            let i = class_index(&mut classes, class);
-                            last = Some((class, i));
-                            i
-                        }
-                    },
-                };
-                link_class.push(index);
+                link_classes.add_port(topo, sw, local, end);
             }
         }
-        let injection = class_index(&mut classes, LinkClass::Injection);
-        link_class.resize((ports + topo.nodes()) as usize, injection);
+        link_classes.add_injection_links(topo.nodes());
         for node in 0..topo.nodes() {
             link_latency[(ports + node) as usize] = 1 + fly + enter_switch;
         }
@@ -159,8 +123,7 @@ impl<'a> Paths<'a> {
             ports,
             link_latency,
             far_end,
-            link_class,
-            classes,
+            link_classes,
             vcs: topo.virtual_channels().max(1),
             choices: Vec::new(),
         }
@@ -306,16 +269,12 @@ impl<'a> Paths<'a> {
     /// Every plugged link with its class (an index that [`Paths::spell_class`] spells), in link
     /// order, as the flit engine classes links.
     pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, u16)> + '_ {
-        self.link_class
-            .iter()
-            .enumerate()
-            .filter(|&(_, &c)| c != NO_CLASS)
-            .map(|(l, &c)| (l as u32, c))
+        self.link_classes.iter()
     }
 
     /// The name in reports of the class [`Paths::link_classes`] gives as `class`.
     pub(super) fn spell_class(&self, class: u16) -> String {
-        self.classes[usize::from(class)].name(self.topo)
+        self.link_classes.spell(class, self.topo)
     }
 
     /// The name of link `l` in reports, as the flit engine names links.
