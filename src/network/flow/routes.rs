@@ -232,19 +232,26 @@ impl<'a> Paths<'a> {
     ) -> Result<RouteChoice> {
         let plain = self.choices.iter().filter(|c| !c.escape).count();
         let escape = plain == 0;
-        self.choices.retain(|c| c.escape == escape);
+        if plain != self.choices.len() {
+            self.choices.retain(|c| c.escape == escape);
+        }
         let count = self.choices.len();
         if count == 0 {
             return Err(self.bug(format!(
                 "switch {switch} offers no route towards node {dst}"
             )));
         }
-        // A lone candidate takes no digit's division: its digit is 0 either way.
-        let mut at = 0;
-        if count > 1 {
-            at = (*digits % count as u64) as usize;
+        // A power-of-two count (a tree's up ports, mostly) takes its digit with a mask and a shift
+        // instead of a division; a lone candidate's digit is 0 and takes nothing from `digits`.
+        let mut at = if count.is_power_of_two() {
+            let digit = *digits & (count as u64 - 1);
+            *digits >>= count.trailing_zeros();
+            digit as usize
+        } else {
+            let digit = *digits % count as u64;
             *digits /= count as u64;
-        }
+            digit as usize
+        };
         let base = self.port_start[switch as usize];
         let mut best: Option<(u32, RouteChoice)> = None;
         for _ in 0..count {
