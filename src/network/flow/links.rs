@@ -15,14 +15,27 @@ pub(super) struct Links {
     head: Vec<u32>,
     /// Flows on each link.
     count: Vec<u32>,
-    /// Per hop: its link, its flow, and its neighbours in the link's list.
+    /// Per hop: its link (a block's links are a path), its flow with the next hop on its link
+    /// (read together when a link's flows are listed: one cache line per hop), and the previous.
     hop_link: Vec<u32>,
-    hop_flow: Vec<u32>,
-    hop_next: Vec<u32>,
+    hop_flow_next: Vec<FlowNext>,
     hop_prev: Vec<u32>,
     /// Free blocks by size class (block of 2^class hops).
     free: Vec<Vec<u32>>,
 }
+
+/// A hop's flow and the next hop on the same link.
+#[derive(Debug, Clone, Copy)]
+struct FlowNext {
+    flow: u32,
+    next: u32,
+}
+
+/// A hop not in use.
+const UNUSED: FlowNext = FlowNext {
+    flow: NONE,
+    next: NONE,
+};
 
 /// Where a flow's hops are: a block of the arena.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,8 +53,7 @@ impl Links {
             head: vec![NONE; links],
             count: vec![0; links],
             hop_link: Vec::new(),
-            hop_flow: Vec::new(),
-            hop_next: Vec::new(),
+            hop_flow_next: Vec::new(),
             hop_prev: Vec::new(),
             free: vec![Vec::new(); 33],
         }
@@ -65,8 +77,7 @@ impl Links {
                 let s = self.hop_link.len() as u32;
                 let size = 1usize << class;
                 self.hop_link.resize(s as usize + size, NONE);
-                self.hop_flow.resize(s as usize + size, NONE);
-                self.hop_next.resize(s as usize + size, NONE);
+                self.hop_flow_next.resize(s as usize + size, UNUSED);
                 self.hop_prev.resize(s as usize + size, NONE);
                 s
             }
@@ -75,9 +86,8 @@ impl Links {
             let h = start + i as u32;
             let hu = h as usize;
             self.hop_link[hu] = l;
-            self.hop_flow[hu] = flow;
             let old = self.head[l as usize];
-            self.hop_next[hu] = old;
+            self.hop_flow_next[hu] = FlowNext { flow, next: old };
             self.hop_prev[hu] = NONE;
             if old != NONE {
                 self.hop_prev[old as usize] = h;
@@ -93,11 +103,11 @@ impl Links {
         for h in block.start..block.start + block.len {
             let hu = h as usize;
             let l = self.hop_link[hu] as usize;
-            let (prev, next) = (self.hop_prev[hu], self.hop_next[hu]);
+            let (prev, next) = (self.hop_prev[hu], self.hop_flow_next[hu].next);
             if prev == NONE {
                 self.head[l] = next;
             } else {
-                self.hop_next[prev as usize] = next;
+                self.hop_flow_next[prev as usize].next = next;
             }
             if next != NONE {
                 self.hop_prev[next as usize] = prev;
@@ -137,9 +147,9 @@ impl Iterator for FlowsOn<'_> {
         if self.hop == NONE {
             return None;
         }
-        let h = self.hop as usize;
-        self.hop = self.links.hop_next[h];
-        Some(self.links.hop_flow[h])
+        let FlowNext { flow, next } = self.links.hop_flow_next[self.hop as usize];
+        self.hop = next;
+        Some(flow)
     }
 }
 
