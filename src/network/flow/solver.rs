@@ -5,7 +5,9 @@
 //! smallest t_l are frozen at that rate and their use is taken off every link they cross; the rest go
 //! on growing. The links wait in a binary heap keyed by t_l ([`LevelHeap`]), and a link's entry is
 //! re-keyed in place whenever a flow crossing it freezes, so a set of flows whose paths have E hops in
-//! all over K links is solved in O((K + E) log K): no round scans every link.
+//! all over K links is solved in O((K + E) log K): no round scans every link. Where K is small (a
+//! few dozen links, most re-solves) the queue keeps them unordered and each round scans them, which
+//! costs less than sifting at every freeze.
 
 use super::level_heap::LevelHeap;
 
