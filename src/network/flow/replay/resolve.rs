@@ -365,6 +365,7 @@ struct Visit<'a> {
 
 impl Visit<'_> {
     /// Adds flow `f` if it is sending and not yet taken.
+    #[inline]
     fn flow(&mut self, f: u32) {
         let msg = &mut self.msgs[f as usize];
         if msg.active && msg.stamp != self.epoch {
@@ -383,6 +384,7 @@ impl Visit<'_> {
     }
 
     /// Adds the flows on link `l` not yet taken (nothing if `l` was seen this epoch).
+    #[inline]
     fn link(&mut self, l: u32) {
         if self.link_stamp[l as usize] == self.epoch {
             return;
