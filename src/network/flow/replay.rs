@@ -45,8 +45,6 @@ struct Message {
     phits: u64,
     /// Chooses its path (see [`Paths::key`]).
     key: u64,
-    /// Its hops in [`Links`] while its flow is sending (its length stays the path's links).
-    block: Block,
     /// Head latency of its path, once it has one.
     latency: u64,
     /// Its flow is sending (the front of its node's queue and not finished).
@@ -64,10 +62,18 @@ struct Message {
     /// event; a later one is rescheduled when the pending event fires, so the queue holds about one
     /// event per flow however often rates change.
     queued_at: u64,
-    /// Epoch of the last component search that reached it.
-    stamp: u32,
     /// In `Replay::pending`.
     pending: bool,
+}
+
+/// What a re-solve reads of each message, apart from its record so that the component walk and the
+/// solver read 16 bytes a flow (four to a cache line) instead of the whole message.
+#[derive(Debug, Clone, Copy, Default)]
+struct FlowMark {
+    /// Its hops in [`Links`] while its flow is sending (its length stays the path's links).
+    block: Block,
+    /// Epoch of the last component search that reached it.
+    stamp: u32,
     /// Its index in the component being solved.
     slot: u32,
 }
@@ -86,6 +92,8 @@ pub(super) struct Replay<'a, D: Driver> {
     packet_phits: u64,
     packet_bytes: u64,
     msgs: Vec<Message>,
+    /// Per message id, what a re-solve reads of it.
+    marks: Vec<FlowMark>,
     free_msgs: Vec<u32>,
     /// Each node's messages in program order; its front's is the node's flow.
     node_queues: NodeQueues,
@@ -157,6 +165,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             packet_phits: u64::from(model.packet_phits),
             packet_bytes: model.packet_bytes(),
             msgs: Vec::new(),
+            marks: Vec::new(),
             free_msgs: Vec::new(),
             node_queues: NodeQueues::new(topo.nodes() as usize),
             node_sent: vec![0; topo.nodes() as usize],
@@ -327,7 +336,6 @@ impl<'a, D: Driver> Replay<'a, D> {
             issued_at: self.now,
             phits,
             key: Paths::key(self.seed, from, to, self.node_sent[src as usize]),
-            block: Block::default(),
             latency: 0,
             active: false,
             remaining: 0.0,
@@ -336,17 +344,17 @@ impl<'a, D: Driver> Replay<'a, D> {
             generation: 0,
             finish_at: u64::MAX,
             queued_at: u64::MAX,
-            stamp: 0,
             pending: false,
-            slot: 0,
         };
         let id = match self.free_msgs.pop() {
             Some(id) => {
                 self.msgs[id as usize] = msg;
+                self.marks[id as usize] = FlowMark::default();
                 id
             }
             None => {
                 self.msgs.push(msg);
+                self.marks.push(FlowMark::default());
                 (self.msgs.len() - 1) as u32
             }
         };
@@ -377,9 +385,8 @@ impl<'a, D: Driver> Replay<'a, D> {
                 return;
             }
         };
-        let block = self.links.join(m, &self.path);
+        self.marks[m as usize].block = self.links.join(m, &self.path);
         let msg = &mut self.msgs[m as usize];
-        msg.block = block;
         msg.latency = walked.latency;
         msg.active = true;
         msg.remaining = msg.phits as f64;
@@ -398,7 +405,8 @@ impl<'a, D: Driver> Replay<'a, D> {
         let msg = &mut self.msgs[m as usize];
         msg.active = false;
         msg.remaining = 0.0;
-        let (phits, block, src, latency) = (msg.phits, msg.block, msg.src_node, msg.latency);
+        let (phits, src, latency) = (msg.phits, msg.src_node, msg.latency);
+        let block = self.marks[m as usize].block;
         let frees_others = self.end_frees_others(m);
         let rate = std::mem::replace(&mut self.msgs[m as usize].rate, 0.0);
         self.outcome.phits_injected += phits;
@@ -447,7 +455,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             note: msg.note,
             issued_at: msg.issued_at,
             // The path's links (its block keeps its length after the flow left them).
-            hops: msg.block.len,
+            hops: self.marks[m as usize].block.len,
             packets: msg.phits / self.packet_phits,
         };
         self.free_msgs.push(m);

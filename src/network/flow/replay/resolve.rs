@@ -14,7 +14,7 @@
 //! one link per cycle and stops where it has become small. The work per change is bounded by the
 //! path length times the flows per link, not by the network or the component.
 
-use super::{Event, Message, Replay, cycles_to_send};
+use super::{Event, FlowMark, Message, Replay, cycles_to_send};
 use crate::error::Error;
 use crate::network::MAX_CYCLE;
 use crate::network::driver::Driver;
@@ -87,22 +87,27 @@ impl<D: Driver> Replay<'_, D> {
     /// link sharing; otherwise against what the flows outside take).
     fn solve_component(&mut self, exact: bool) {
         for (i, &m) in self.component.iter().enumerate() {
-            self.msgs[m as usize].slot = i as u32;
+            self.marks[m as usize].slot = i as u32;
         }
-        let (links, msgs, component, epoch) =
-            (&self.links, &self.msgs, &self.component, self.epoch);
-        let mine = |f: u32| msgs[f as usize].stamp == epoch;
+        let (links, msgs, marks, component, epoch) = (
+            &self.links,
+            &self.msgs,
+            &self.marks,
+            &self.component,
+            self.epoch,
+        );
+        let mine = |f: u32| marks[f as usize].stamp == epoch;
         let rate = |i: usize| msgs[component[i] as usize].rate;
         let link_rate = |l: u32| self.link_rate[l as usize];
         self.solver.solve(
             component.len(),
-            |i| links.path(msgs[component[i] as usize].block),
+            |i| links.path(marks[component[i] as usize].block),
             |l, out| {
                 out.extend(
                     links
                         .flows(l)
                         .filter(|&f| mine(f))
-                        .map(|f| msgs[f as usize].slot as usize),
+                        .map(|f| marks[f as usize].slot as usize),
                 )
             },
             (!exact).then_some((
@@ -197,7 +202,7 @@ impl<D: Driver> Replay<'_, D> {
     /// [`Replay::place_alone`]). In the approximate mode a flow may wait for its `Relax` at rate 0: a
     /// link it shares is not filled without a re-solve either, so the waiting flow is not shut out.
     fn alone_rate(&self, m: u32) -> Option<f64> {
-        let path = self.links.path(self.msgs[m as usize].block);
+        let path = self.links.path(self.marks[m as usize].block);
         let left = |l: u32| self.solver.capacity(l) - self.link_rate[l as usize];
         let rate = path.iter().map(|&l| left(l)).fold(f64::INFINITY, f64::min);
         if !(rate > SATURATED && rate.is_finite()) {
@@ -224,7 +229,7 @@ impl<D: Driver> Replay<'_, D> {
     pub(super) fn end_frees_others(&self, m: u32) -> bool {
         let counts = self.links.counts();
         self.links
-            .path(self.msgs[m as usize].block)
+            .path(self.marks[m as usize].block)
             .iter()
             .any(|&l| {
                 counts[l as usize] > 1
@@ -243,7 +248,7 @@ impl<D: Driver> Replay<'_, D> {
     fn gather(&mut self) -> bool {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
-            self.msgs.iter_mut().for_each(|m| m.stamp = 0);
+            self.marks.iter_mut().for_each(|m| m.stamp = 0);
             self.link_stamp.iter_mut().for_each(|s| *s = 0);
             self.epoch = 1;
         }
@@ -252,15 +257,16 @@ impl<D: Driver> Replay<'_, D> {
             epoch: self.epoch,
             link_stamp: &mut self.link_stamp,
             links: &self.links,
-            msgs: &mut self.msgs,
+            msgs: &self.msgs,
+            marks: &mut self.marks,
             component: &mut self.component,
         };
         for &m in &self.seeds {
-            visit.flow(m);
+            visit.start(m);
         }
         let changed = visit.component.len();
         for &m in &self.pending {
-            visit.flow(m);
+            visit.start(m);
         }
         for &l in &self.freed_links {
             visit.link(l);
@@ -288,7 +294,7 @@ impl<D: Driver> Replay<'_, D> {
         let local = local.unwrap_or(visit.component.len());
         for &f in &visit.component[local..] {
             // Epochs start at 1, so stamp 0 is outside every gather.
-            visit.msgs[f as usize].stamp = 0;
+            visit.marks[f as usize].stamp = 0;
         }
         visit.component.truncate(local);
         false
@@ -302,7 +308,7 @@ impl<D: Driver> Replay<'_, D> {
         msg.remaining -= msg.rate * (now - msg.updated_at) as f64;
         msg.updated_at = now;
         let delta = rate - std::mem::replace(&mut msg.rate, rate);
-        for &l in self.links.path(msg.block) {
+        for &l in self.links.path(self.marks[m as usize].block) {
             self.link_rate[l as usize] += delta;
         }
         let msg = &mut self.msgs[m as usize];
@@ -340,11 +346,12 @@ impl<D: Driver> Replay<'_, D> {
     /// Queues for the next `Relax` the flows outside this re-solve that share a link with flow `m`.
     fn wake_neighbours(&mut self, m: u32) {
         let epoch = self.epoch;
-        let block = self.msgs[m as usize].block;
+        let block = self.marks[m as usize].block;
         for &l in self.links.path(block) {
             for f in self.links.flows(l) {
+                let stamp = self.marks[f as usize].stamp;
                 let msg = &mut self.msgs[f as usize];
-                if msg.stamp != epoch && !msg.pending {
+                if stamp != epoch && !msg.pending {
                     msg.pending = true;
                     self.pending.push(f);
                 }
@@ -359,17 +366,25 @@ struct Visit<'a> {
     epoch: u32,
     link_stamp: &'a mut [u32],
     links: &'a Links,
-    msgs: &'a mut [Message],
+    msgs: &'a [Message],
+    marks: &'a mut [FlowMark],
     component: &'a mut Vec<u32>,
 }
 
 impl Visit<'_> {
-    /// Adds flow `f` if it is sending and not yet taken.
+    /// Starts from flow `m` (new or pending) if it is still sending.
+    fn start(&mut self, m: u32) {
+        if self.msgs[m as usize].active {
+            self.flow(m);
+        }
+    }
+
+    /// Adds flow `f`, which is sending (a link lists only flows that are), if not yet taken.
     #[inline]
     fn flow(&mut self, f: u32) {
-        let msg = &mut self.msgs[f as usize];
-        if msg.active && msg.stamp != self.epoch {
-            msg.stamp = self.epoch;
+        let mark = &mut self.marks[f as usize];
+        if mark.stamp != self.epoch {
+            mark.stamp = self.epoch;
             self.component.push(f);
         }
     }
@@ -377,7 +392,7 @@ impl Visit<'_> {
     /// Adds the flows on the links of the `i`-th flow taken.
     #[inline]
     fn expand(&mut self, i: usize) {
-        let block = self.msgs[self.component[i] as usize].block;
+        let block = self.marks[self.component[i] as usize].block;
         for &l in self.links.path(block) {
             self.link(l);
         }
