@@ -173,10 +173,10 @@ impl OutputSelection for Fsin {
                     good += w;
                 }
             }
-            if good > 0 && dt == 1 {
-                // Next cycle may grant it: polling once costs no more than planning.
-                return Plan::Poll;
-            }
+            debug_assert!(
+                good == 0 || dt > 1,
+                "a poll passed the check before the walk"
+            );
             // The span [dt, end) over which that set stays the least occupied.
             let end = if dt >= settle {
                 u64::MAX
