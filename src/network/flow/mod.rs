@@ -122,7 +122,8 @@ impl std::str::FromStr for Model {
 /// engine.
 pub fn memory_bytes(topo: &dyn Topology) -> u64 {
     // latency 8, capacity 8, left 8, unfrozen count 4, solver stamp 4, search stamp 4, phits 8,
-    // rate sum 8, freed flag 1, class 2, the flow list's head and count, and the solver heap's slot.
+    // rate sum 8, freed and woken flags 1 each, class 2, the flow list's head and count, and the
+    // solver heap's slot.
     const PER_LINK: u64 = 8
         + 8
         + 8
@@ -131,6 +132,7 @@ pub fn memory_bytes(topo: &dyn Topology) -> u64 {
         + 4
         + 8
         + 8
+        + 1
         + 1
         + super::stats::CLASS_BYTES_PER_LINK
         + links::Links::BYTES_PER_LINK

@@ -128,6 +128,10 @@ pub(super) struct Replay<'a, D: Driver> {
     /// Cycle of the pending `Relax` event ([`u64::MAX`]: none).
     relax_at: u64,
     link_freed: Vec<bool>,
+    /// Links whose flows a re-solve has already queued for the next `Relax` (listed in `woken`,
+    /// cleared after it), so that each link's list is read once however many of its flows moved.
+    link_woken: Vec<bool>,
+    woken: Vec<u32>,
     component: Vec<u32>,
     epoch: u32,
     rates: Vec<f64>,
@@ -187,6 +191,8 @@ impl<'a, D: Driver> Replay<'a, D> {
             approximated: false,
             relax_at: u64::MAX,
             link_freed: vec![false; links],
+            link_woken: vec![false; links],
+            woken: Vec::new(),
             component: Vec::new(),
             epoch: 0,
             rates: Vec::new(),

@@ -77,6 +77,10 @@ impl<D: Driver> Replay<'_, D> {
                 }
             }
         }
+        for &l in &self.woken {
+            self.link_woken[l as usize] = false;
+        }
+        self.woken.clear();
         if !self.pending.is_empty() && self.relax_at == u64::MAX {
             self.relax_at = self.now + 1;
             self.schedule(self.now + 1, Event::Relax);
@@ -343,11 +347,16 @@ impl<D: Driver> Replay<'_, D> {
         }
     }
 
-    /// Queues for the next `Relax` the flows outside this re-solve that share a link with flow `m`.
+    /// Queues for the next `Relax` the flows outside this re-solve that share a link with flow `m`
+    /// (a link another moved flow of this re-solve crossed has queued them already).
     fn wake_neighbours(&mut self, m: u32) {
         let epoch = self.epoch;
         let block = self.marks[m as usize].block;
         for &l in self.links.path(block) {
+            if std::mem::replace(&mut self.link_woken[l as usize], true) {
+                continue;
+            }
+            self.woken.push(l);
             for f in self.links.flows(l) {
                 let stamp = self.marks[f as usize].stamp;
                 let msg = &mut self.msgs[f as usize];
