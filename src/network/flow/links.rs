@@ -153,6 +153,52 @@ impl Iterator for FlowsOn<'_> {
     }
 }
 
+/// A set of link ids that is filled, read and emptied again many times in a run: a flag per link for
+/// membership and the members in the order they came, so emptying it touches only its members.
+#[derive(Debug)]
+pub(super) struct LinkSet {
+    member: Vec<bool>,
+    list: Vec<u32>,
+}
+
+impl LinkSet {
+    /// An empty set over `links` link ids.
+    pub(super) fn new(links: usize) -> Self {
+        LinkSet {
+            member: vec![false; links],
+            list: Vec::new(),
+        }
+    }
+
+    /// Adds link `l`; false if it was in already.
+    #[inline]
+    pub(super) fn insert(&mut self, l: u32) -> bool {
+        let added = !std::mem::replace(&mut self.member[l as usize], true);
+        if added {
+            self.list.push(l);
+        }
+        added
+    }
+
+    /// The members, in the order they were added.
+    pub(super) fn links(&self) -> &[u32] {
+        &self.list
+    }
+
+    /// Whether no link is in the set.
+    pub(super) fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Empties the set.
+    pub(super) fn clear(&mut self) {
+        for &l in &self.list {
+            self.member[l as usize] = false;
+        }
+        self.list.clear();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +222,17 @@ mod tests {
         let d = links.join(13, &[3, 2, 1]);
         assert_eq!(d.start, a.start, "the 4-hop block is reused");
         assert_eq!(links.flows(2).collect::<Vec<_>>(), [13]);
+    }
+
+    /// A link set keeps each link once, in the order added, and is empty again after `clear`.
+    #[test]
+    fn a_link_set_holds_each_link_once() {
+        let mut set = LinkSet::new(5);
+        assert!(set.insert(3) && set.insert(1) && !set.insert(3));
+        assert_eq!(set.links(), [3, 1]);
+        set.clear();
+        assert!(set.is_empty());
+        assert!(set.insert(3), "a cleared link can be added again");
+        assert_eq!(set.links(), [3]);
     }
 }

@@ -5,7 +5,7 @@
 mod resolve;
 
 use super::calendar::Calendar;
-use super::links::{Block, Links};
+use super::links::{Block, LinkSet, Links};
 use super::routes::Paths;
 use super::solver::Solver;
 use crate::error::{DeadlockReport, Error, Result};
@@ -112,8 +112,8 @@ pub(super) struct Replay<'a, D: Driver> {
     active_at: u64,
     /// Flows whose rates must be recomputed this cycle (new ones; see `freed_links` for the others).
     seeds: Vec<u32>,
-    /// Links flows left this cycle (each once): their remaining flows are re-solved too.
-    freed_links: Vec<u32>,
+    /// Links flows left this cycle: their remaining flows are re-solved too.
+    freed_links: LinkSet,
     /// Flows to re-solve at the next `Relax` because their neighbours' rates changed.
     pending: Vec<u32>,
     /// Debug builds, for the check of `resolve.rs`: new flows given their rate without a re-solve
@@ -127,11 +127,9 @@ pub(super) struct Replay<'a, D: Driver> {
     approximated: bool,
     /// Cycle of the pending `Relax` event ([`u64::MAX`]: none).
     relax_at: u64,
-    link_freed: Vec<bool>,
-    /// Links whose flows a re-solve has already queued for the next `Relax` (listed in `woken`,
-    /// cleared after it), so that each link's list is read once however many of its flows moved.
-    link_woken: Vec<bool>,
-    woken: Vec<u32>,
+    /// Links whose flows a re-solve has already queued for the next `Relax` (emptied after it), so
+    /// that each link's list is read once however many of its flows moved.
+    woken_links: LinkSet,
     component: Vec<u32>,
     epoch: u32,
     rates: Vec<f64>,
@@ -181,7 +179,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             now: 0,
             active_at: 0,
             seeds: Vec::new(),
-            freed_links: Vec::new(),
+            freed_links: LinkSet::new(links),
             pending: Vec::new(),
             #[cfg(debug_assertions)]
             placed: Vec::new(),
@@ -190,9 +188,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             #[cfg(debug_assertions)]
             approximated: false,
             relax_at: u64::MAX,
-            link_freed: vec![false; links],
-            link_woken: vec![false; links],
-            woken: Vec::new(),
+            woken_links: LinkSet::new(links),
             component: Vec::new(),
             epoch: 0,
             rates: Vec::new(),
@@ -418,8 +414,8 @@ impl<'a, D: Driver> Replay<'a, D> {
         self.outcome.phits_injected += phits;
         for &l in self.links.path(block) {
             let l = l as usize;
-            if frees_others && !std::mem::replace(&mut self.link_freed[l], true) {
-                self.freed_links.push(l as u32);
+            if frees_others {
+                self.freed_links.insert(l as u32);
             }
             #[cfg(debug_assertions)]
             if !frees_others && self.links.counts()[l] > 1 {

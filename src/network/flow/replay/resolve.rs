@@ -61,9 +61,6 @@ impl<D: Driver> Replay<'_, D> {
         }
         self.seeds.clear();
         self.pending.clear();
-        for &l in &self.freed_links {
-            self.link_freed[l as usize] = false;
-        }
         self.freed_links.clear();
         self.solve_component(exact);
         for i in 0..self.component.len() {
@@ -77,10 +74,7 @@ impl<D: Driver> Replay<'_, D> {
                 }
             }
         }
-        for &l in &self.woken {
-            self.link_woken[l as usize] = false;
-        }
-        self.woken.clear();
+        self.woken_links.clear();
         if !self.pending.is_empty() && self.relax_at == u64::MAX {
             self.relax_at = self.now + 1;
             self.schedule(self.now + 1, Event::Relax);
@@ -141,7 +135,7 @@ impl<D: Driver> Replay<'_, D> {
         }
         let quiet_ends = std::mem::take(&mut self.quiet_ends);
         for &l in &quiet_ends {
-            self.freed_links.push(l);
+            self.freed_links.insert(l);
             self.assert_component_fair(|| format!("a flow on link {l} ended quietly"));
         }
         (self.placed, self.quiet_ends) = (placed, quiet_ends);
@@ -272,7 +266,7 @@ impl<D: Driver> Replay<'_, D> {
         for &m in &self.pending {
             visit.start(m);
         }
-        for &l in &self.freed_links {
+        for &l in self.freed_links.links() {
             visit.link(l);
         }
         // The local set's size, known once the new flows' links have all been visited.
@@ -353,10 +347,9 @@ impl<D: Driver> Replay<'_, D> {
         let epoch = self.epoch;
         let block = self.marks[m as usize].block;
         for &l in self.links.path(block) {
-            if std::mem::replace(&mut self.link_woken[l as usize], true) {
+            if !self.woken_links.insert(l) {
                 continue;
             }
-            self.woken.push(l);
             for f in self.links.flows(l) {
                 let stamp = self.marks[f as usize].stamp;
                 let msg = &mut self.msgs[f as usize];
