@@ -27,10 +27,8 @@ pub(super) struct LevelHeap {
     entries: Vec<(u64, u32)>,
     /// Per link, the index of its entry (checked against `entries`, so clearing is O(1)).
     slot: Vec<u32>,
-    /// The entries are not in heap order: a pop scans them (a set of at most `scan_up_to`).
+    /// The entries are not in heap order: a pop scans them (a set of at most [`SCAN_LINKS`]).
     unordered: bool,
-    /// [`SCAN_LINKS`] (tests vary it).
-    scan_up_to: usize,
 }
 
 /// Bytes per link of a [`LevelHeap`] (its slot; the entries are per link crossed by a solve).
@@ -43,7 +41,6 @@ impl LevelHeap {
             entries: Vec::new(),
             slot: vec![NOWHERE; links],
             unordered: false,
-            scan_up_to: SCAN_LINKS,
         }
     }
 
@@ -70,10 +67,15 @@ impl LevelHeap {
     }
 
     /// Restores the heap order after [`LevelHeap::add`]s (Floyd's construction, linear time), or
-    /// leaves a small set unordered until it is cleared.
+    /// leaves a set of at most [`SCAN_LINKS`] unordered until it is cleared.
     pub(super) fn build(&mut self) {
-        if self.entries.len() <= self.scan_up_to {
-            self.unordered = true;
+        self.build_as(self.entries.len() <= SCAN_LINKS);
+    }
+
+    /// [`LevelHeap::build`], unordered or not as asked.
+    fn build_as(&mut self, unordered: bool) {
+        self.unordered = unordered;
+        if unordered {
             return;
         }
         for i in (0..self.entries.len() / 2).rev() {
@@ -209,15 +211,14 @@ mod tests {
         for round in 0..600 {
             let links = 1 + rng.below(40);
             let mut heap = LevelHeap::with_links(links as usize);
-            // Half the rounds ordered, half scanned.
-            heap.scan_up_to = if round % 2 == 0 { 0 } else { usize::MAX };
             let mut key = vec![None::<u64>; links as usize];
             for l in 0..rng.below(links) {
                 let k = u64::from(rng.below(8));
                 heap.add(k, l);
                 key[l as usize] = Some(k);
             }
-            heap.build();
+            // Half the rounds ordered, half scanned.
+            heap.build_as(round % 2 == 1);
             for step in 0..200 {
                 let l = rng.below(links);
                 match rng.below(5) {
