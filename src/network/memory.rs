@@ -47,7 +47,7 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     // watcher lists (their entries are bounded by the buffers waiting, counted with the buffers).
     let per_channel = channel + 8 + 8 + 4 + 4 + 24 + 24;
     // Per node: attachment, rank map, the ends of its queue of messages; per switch port: its
-    // switch and start; per link (switch ports and injection links): its class for the summary.
+    // switch and start.
     let per_node = 4 + 4 + 4 + super::node_queues::NodeQueues::BYTES_PER_NODE;
     let packets = (slots + nodes) * (packet + 4);
     // Per switch input queue: the candidates its head keeps while it waits (`engine/routes.rs`).
@@ -59,6 +59,7 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
         + nodes * per_node
         + ports * 4
         + switches * 4
+        // Per link (switch ports and injection links): its class for the summary.
         + (ports + nodes) * super::stats::CLASS_BYTES_PER_LINK
         + packets
 }

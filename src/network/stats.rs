@@ -96,7 +96,8 @@ pub(crate) struct LinkClasses {
     /// Per link, its index into `classes` ([`NO_CLASS`]: an unplugged port).
     of: Vec<u16>,
     classes: Vec<LinkClass>,
-    /// Each switch's level (trees), read once: classing a port reads both ends' levels.
+    /// Each switch's level (trees), read once: classing a port reads both ends' levels. Needed
+    /// only while the ports are added, so dropped with the injection links, which come last.
     levels: Vec<Option<u32>>,
     /// The last port's class and index: a switch's ports come in runs of one class.
     last: Option<(LinkClass, u16)>,
@@ -136,8 +137,9 @@ impl LinkClasses {
         self.of.push(index);
     }
 
-    /// Classes the `nodes` injection links, which follow the switch ports.
+    /// Classes the `nodes` injection links, which follow the switch ports: the table is complete.
     pub(crate) fn add_injection_links(&mut self, nodes: u32) {
+        self.levels = Vec::new();
         let injection = self.index(LinkClass::Injection);
         self.of
             .extend(std::iter::repeat_n(injection, nodes as usize));
