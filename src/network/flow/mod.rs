@@ -43,7 +43,7 @@
 //! Other changes re-solve the flows connected to a changed flow through shared links (its connected
 //! component) while that has at most 256 flows, else for the changed flows' neighbourhood against
 //! what the others keep, the change spreading one link per cycle while it moves rates by more than
-//! 1% (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
+//! 10% (`replay/resolve.rs`); the other flows keep their rates. Remaining phits advance lazily
 //! (remaining -= rate × elapsed) when a flow's rate is recomputed. A flow's end is rounded up to a
 //! whole cycle, so a flow may hold bandwidth for less than one cycle longer than the fluid model
 //! says. Everything is deterministic: state is flat `Vec`s indexed by message and link ids,

@@ -26,8 +26,12 @@ const EXACT_FLOWS: usize = 256;
 /// a flow may be placed by [`Replay::place_alone`] only at a rate above it (float sums of rates are
 /// off by far less).
 const SATURATED: f64 = 1e-9;
-/// A relative rate change above this makes the flows sharing the changed flow's links re-solve.
-const PROPAGATE: f64 = 1e-2;
+/// A relative rate change above this makes the flows sharing the changed flow's links re-solve (in
+/// the approximate mode). A smaller change stays local: its neighbours keep their rates, which can
+/// leave some of a link unused but never overload one. At 10% rather than 1% the 8:4,4-thin-tree's
+/// 3M 1 KB runs 13% fewer instructions and ends 0.1% later; of 81 reference flow runs (64- to
+/// 65,536-node networks, all seven patterns, NPB traces) no other report moves by more than that.
+const PROPAGATE: f64 = 1e-1;
 
 impl<D: Driver> Replay<'_, D> {
     /// Recomputes the rates of the flows a change this cycle touches (see the module doc), advancing
