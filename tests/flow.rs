@@ -259,9 +259,10 @@ fn concurrent_flows_take_the_least_loaded_up_links() {
 }
 
 /// Every phit injected is delivered, and as many messages as the program sends, on every pattern,
-/// with no link carrying more than its capacity; the same seed gives the same outcome. On 64 nodes every change re-solves its whole connected
-/// component; on 4,096 the components of the busy patterns outgrow that and only the neighbourhood
-/// of a change is re-solved, relaxing outwards over the next cycles.
+/// with no link carrying more than its capacity; the same seed gives the same outcome. On 64 nodes
+/// every change re-solves its whole connected component; on 4,096 the components of the busy
+/// patterns outgrow that and only the neighbourhood of a change is re-solved, relaxing outwards
+/// over the next cycles.
 #[test]
 fn flows_conserve_phits_and_replay_deterministically() {
     for (spec, n, size) in [
