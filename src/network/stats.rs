@@ -180,6 +180,23 @@ impl LinkClasses {
     pub(crate) fn spell(&self, class: u16, topo: &dyn Topology) -> String {
         self.classes[usize::from(class)].name(topo)
     }
+
+    /// Every plugged link of a run of `topo` for its report: its class, the phits it carried
+    /// (`phits`, by link id), classes spelled from this table and links named by `name`.
+    pub(crate) fn run_links<'a, N: Fn(u32) -> String>(
+        &'a self,
+        topo: &'a dyn Topology,
+        phits: &'a [u64],
+        name: N,
+    ) -> RunLinks<impl Iterator<Item = (u32, u16, u64)> + 'a, impl Fn(u16) -> String + 'a, N> {
+        RunLinks {
+            links: self
+                .iter()
+                .map(|(link, class)| (link, class, phits[link as usize])),
+            spell: move |class| self.spell(class, topo),
+            name,
+        }
+    }
 }
 
 /// The name of node `node`'s injection link in reports.

@@ -50,20 +50,13 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn summarise(mut self) -> (Outcome, D) {
         // The link iterator reads the engine, so the counters are closed outside it.
         let mut outcome = std::mem::take(&mut self.outcome);
-        let classes = &self.link_classes;
-        let links = classes
-            .iter()
-            .map(|(c, class)| (c, class, self.chan_phits[c as usize]));
         outcome.close(
             self.active_at,
             u64::from(self.packet_phits),
             self.latency_sum,
             self.messages_open,
-            crate::network::stats::RunLinks {
-                links,
-                spell: |class| classes.spell(class, self.topo),
-                name: |c| self.link_name(c),
-            },
+            self.link_classes
+                .run_links(self.topo, &self.chan_phits, |c| self.link_name(c)),
         );
         (outcome, self.driver)
     }

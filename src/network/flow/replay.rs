@@ -483,20 +483,16 @@ impl<'a, D: Driver> Replay<'a, D> {
     /// Final counters, with link loads grouped by class and the busiest links.
     fn summarise(mut self) -> (Outcome, D) {
         self.outcome.phit_hops = self.phit_hops;
-        let paths = &self.paths;
-        let links = paths
-            .link_classes()
-            .map(|(l, class)| (l, class, self.link_phits[l as usize]));
         self.outcome.close(
             self.active_at,
             self.packet_phits,
             self.latency_sum,
             self.messages_open,
-            crate::network::stats::RunLinks {
-                links,
-                spell: |class| paths.spell_class(class),
-                name: |l| paths.link_name(l),
-            },
+            self.paths
+                .link_classes()
+                .run_links(self.paths.topo(), &self.link_phits, |l| {
+                    self.paths.link_name(l)
+                }),
         );
         (self.outcome, self.driver)
     }

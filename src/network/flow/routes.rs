@@ -273,15 +273,14 @@ impl<'a> Paths<'a> {
         ))
     }
 
-    /// Every plugged link with its class (an index that [`Paths::spell_class`] spells), in link
-    /// order, as the flit engine classes links.
-    pub(super) fn link_classes(&self) -> impl Iterator<Item = (u32, u16)> + '_ {
-        self.link_classes.iter()
+    /// Each link's class, found while the wiring was read, as the flit engine classes links.
+    pub(super) fn link_classes(&self) -> &LinkClasses {
+        &self.link_classes
     }
 
-    /// The name in reports of the class [`Paths::link_classes`] gives as `class`.
-    pub(super) fn spell_class(&self, class: u16) -> String {
-        self.link_classes.spell(class, self.topo)
+    /// The network the paths cross.
+    pub(super) fn topo(&self) -> &'a dyn Topology {
+        self.topo
     }
 
     /// The name of link `l` in reports, as the flit engine names links.
