@@ -216,12 +216,6 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         self.route(switch, 0, 0, dest, out);
     }
-    /// Whether [`Topology::route_salted`] reads its salt: a family that overrides it to break ties
-    /// per packet says so, and the flit engine then routes each packet afresh where it would reuse
-    /// the candidates of the packet before it from the same inputs.
-    fn reads_salt(&self) -> bool {
-        false
-    }
     /// [`Topology::route`] for one packet whose random bits are `salt` (drawn once when the packet is
     /// made, so it is fixed for the packet and deterministic for the run's seed): families that break
     /// ties at random per packet read it (the torus's half-way destinations); the others ignore it.

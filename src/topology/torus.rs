@@ -84,9 +84,6 @@ impl Topology for Torus {
     fn route(&self, switch: u32, in_port: u32, in_vc: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         self.route_salted(switch, in_port, in_vc, dest, 0, out);
     }
-    fn reads_salt(&self) -> bool {
-        !self.plus_ties
-    }
     fn route_salted(
         &self,
         switch: u32,

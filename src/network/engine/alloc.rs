@@ -264,9 +264,8 @@ impl<D: Driver> Engine<'_, D> {
         let pkt = if self.is_injection(b) {
             self.new_packet(b - self.inj_base)
         } else {
-            let pkt = self.pop_front(b);
-            self.pass_route(b, pkt);
-            pkt
+            self.routes.release(b);
+            self.pop_front(b)
         };
         if b < self.inj_base {
             let packet = &mut self.pkts[pkt as usize];
@@ -335,27 +334,6 @@ impl<D: Driver> Engine<'_, D> {
             }
         }
         self.notify(cand.channel, watch::Change::Taken);
-    }
-
-    /// Head `pkt` left buffer `b`: its kept candidates pass to the next head if that one is routed
-    /// from the same inputs (the same destination, intermediate and leg, and salt where the routing
-    /// reads it: the packets of one message, mostly), else they are dropped.
-    fn pass_route(&mut self, b: u32, pkt: u32) {
-        let alike = self.front(b).is_some_and(|next| {
-            let (left, next) = (&self.pkts[pkt as usize], &self.pkts[next as usize]);
-            (left.dest, left.via, left.phase) == (next.dest, next.via, next.phase)
-                && (!self.salted || left.salt == next.salt)
-        });
-        if !alike {
-            self.routes.release(b);
-        } else if cfg!(debug_assertions)
-            && let Some(kept) = self.routes.get(b).map(<[Candidate]>::to_vec)
-        {
-            // Debug builds route the next head afresh and compare.
-            self.routes.release(b);
-            self.fill_candidates(b);
-            assert_eq!(kept, self.candidates, "buffer {b}: a passed route differs");
-        }
     }
 
     pub(super) fn transmit_done(&mut self, channel: u32) {

@@ -167,7 +167,6 @@ impl<'a, D: Driver> Engine<'a, D> {
             selection: model.selection.policy(),
             fixes: model.selection.policy().fixes(),
             round_robin: model.arbitration == crate::network::Arbitration::RoundRobin,
-            salted: topo.reads_salt(),
             retry_next_cycle: model.loser_retry == crate::network::LoserRetry::NextCycle,
             node_switch,
             node_port,

@@ -248,9 +248,6 @@ pub(super) struct Engine<'a, D: Driver> {
     selection: &'static dyn crate::network::selection::OutputSelection,
     fixes: bool,
     round_robin: bool,
-    /// The topology's routing reads a packet's salt ([`Topology::reads_salt`]): kept candidates pass
-    /// to the next head only if it has the same salt.
-    salted: bool,
     /// Arbitration losers (and FSIN heads whose choice is busy) ask again next cycle.
     retry_next_cycle: bool,
     /// Switch and local port each node hangs on.

@@ -1,8 +1,7 @@
 //! The candidates of each switch input queue's head, kept while it waits: a head that asks again
 //! (after a change it watched, a lost arbitration, or every cycle under polling) reads them back
 //! instead of routing afresh. They depend only on the head packet and its buffer, so they stay valid
-//! until the packet leaves the buffer ([`RouteCache::release`]), and serve the next head as well when
-//! the engine finds it routed from the same inputs (`Engine::pass_route`).
+//! until the packet leaves the buffer ([`RouteCache::release`]).
 
 use super::Candidate;
 
