@@ -44,8 +44,9 @@ pub fn engine_bytes(topo: &dyn Topology, model: &NetworkModel, non_minimal: bool
     // A watching buffer has an entry of 8 bytes on each of its candidates' channels: 4 on average.
     let per_buffer = buffer + 4 + 4 + 4 + lent + 32;
     // Per channel: the record, busy-until and phit counters, its next buffer, latency, waiter and
-    // watcher lists (their entries are bounded by the buffers waiting, counted with the buffers).
-    let per_channel = channel + 8 + 8 + 4 + 4 + 24 + 24;
+    // watcher lists (their entries are bounded by the buffers waiting, counted with the buffers),
+    // and a byte for its two bits saying whether those lists are empty (a quarter of that is used).
+    let per_channel = channel + 8 + 8 + 4 + 4 + 24 + 24 + 1;
     // Per node: attachment, rank map, the ends of its queue of messages; per switch port: its
     // switch and start.
     let per_node = 4 + 4 + 4 + super::node_queues::NodeQueues::BYTES_PER_NODE;

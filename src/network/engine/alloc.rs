@@ -107,7 +107,11 @@ impl<D: Driver> Engine<'_, D> {
             self.bufs[b as usize].waiting = true;
             for cand in &self.candidates {
                 self.chan_waiters[cand.channel as usize].push(b);
-                self.chans[cand.channel as usize].waiters += 1;
+                let chan = &mut self.chans[cand.channel as usize];
+                if chan.waiters == 0 {
+                    self.waited.insert(cand.channel);
+                }
+                chan.waiters += 1;
             }
         }
     }
@@ -126,6 +130,9 @@ impl<D: Driver> Engine<'_, D> {
             let waiters = &mut self.chan_waiters[cand.channel as usize];
             if let Some(i) = waiters.iter().position(|&w| w == b) {
                 waiters.swap_remove(i);
+                if waiters.is_empty() {
+                    self.waited.remove(cand.channel);
+                }
                 self.chans[cand.channel as usize].waiters -= 1;
             }
         }
@@ -135,13 +142,15 @@ impl<D: Driver> Engine<'_, D> {
     /// next buffer has room for a packet: a waiter needs both, and the event that completes the pair
     /// (the channel freeing, or credits returning) is the one that wakes it.
     pub(super) fn wake_waiters(&mut self, channel: u32) {
-        let (waiters, down) = (
-            self.chans[channel as usize].waiters,
-            self.chan_down[channel as usize],
+        debug_assert_eq!(
+            self.waited.get(channel),
+            self.chans[channel as usize].waiters > 0,
+            "channel {channel}'s waiter bit"
         );
-        if waiters == 0 || self.chan_busy_until[channel as usize] > self.now {
+        if !self.waited.get(channel) || self.chan_busy_until[channel as usize] > self.now {
             return;
         }
+        let down = self.chan_down[channel as usize];
         let vcs = if channel < self.ports || channel >= self.xbar_base {
             self.vcs
         } else {

@@ -51,6 +51,7 @@ use crate::topology::{Endpoint, RouteChoice, Topology};
 
 mod alloc;
 mod build;
+mod channel_bits;
 mod choose;
 mod record;
 mod routes;
@@ -297,8 +298,12 @@ pub(super) struct Engine<'a, D: Driver> {
     chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
     chan_waiters: Vec<Vec<u32>>,
+    /// Channels whose `chan_waiters` list is not empty.
+    waited: channel_bits::ChannelBits,
     /// Buffers whose planned retry depends on each channel: (buffer, generation and tag), `watch.rs`.
     chan_watchers: Vec<Vec<(u32, u32)>>,
+    /// Channels whose `chan_watchers` list is not empty.
+    watched: channel_bits::ChannelBits,
     /// The policy's retries are planned rather than asked every cycle (not when a routing algorithm
     /// reads per-cycle requests).
     plans: bool,

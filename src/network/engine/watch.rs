@@ -140,6 +140,9 @@ impl<D: Driver> Engine<'_, D> {
                 let bufs = &self.bufs;
                 list.retain(|&(w, tag)| bufs[w as usize].watch_gen == tag & GENERATION);
             }
+            if list.is_empty() {
+                self.watched.insert(channel);
+            }
             list.push((b, generation | wakes));
         }
         let buf = &mut self.bufs[b as usize];
@@ -229,7 +232,12 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Announces a change on `channel` to the heads watching it (see the module notes).
     pub(super) fn notify(&mut self, channel: u32, change: Change) {
-        if self.chan_watchers[channel as usize].is_empty() {
+        debug_assert_eq!(
+            self.watched.get(channel),
+            !self.chan_watchers[channel as usize].is_empty(),
+            "channel {channel}'s watcher bit"
+        );
+        if !self.watched.get(channel) {
             return;
         }
         let mut list = std::mem::take(&mut self.chan_watchers[channel as usize]);
@@ -250,6 +258,9 @@ impl<D: Driver> Engine<'_, D> {
             !wake
         });
         debug_assert!(self.chan_watchers[channel as usize].is_empty());
+        if list.is_empty() {
+            self.watched.remove(channel);
+        }
         self.chan_watchers[channel as usize] = list;
     }
 
