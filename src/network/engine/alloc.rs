@@ -106,12 +106,11 @@ impl<D: Driver> Engine<'_, D> {
         if !self.bufs[b as usize].waiting {
             self.bufs[b as usize].waiting = true;
             for cand in &self.candidates {
-                self.chan_waiters[cand.channel as usize].push(b);
-                let chan = &mut self.chans[cand.channel as usize];
-                if chan.waiters == 0 {
+                let waiters = &mut self.chan_waiters[cand.channel as usize];
+                if waiters.is_empty() {
                     self.waited.insert(cand.channel);
                 }
-                chan.waiters += 1;
+                waiters.push(b);
             }
         }
     }
@@ -133,7 +132,6 @@ impl<D: Driver> Engine<'_, D> {
                 if waiters.is_empty() {
                     self.waited.remove(cand.channel);
                 }
-                self.chans[cand.channel as usize].waiters -= 1;
             }
         }
     }
@@ -144,7 +142,7 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn wake_waiters(&mut self, channel: u32) {
         debug_assert_eq!(
             self.waited.get(channel),
-            self.chans[channel as usize].waiters > 0,
+            !self.chan_waiters[channel as usize].is_empty(),
             "channel {channel}'s waiter bit"
         );
         if !self.waited.get(channel) || self.chan_busy_until[channel as usize] > self.now {

@@ -140,7 +140,6 @@ impl<'a, D: Driver> Engine<'a, D> {
             .map(|c| Channel {
                 latency: chan_latency[c],
                 sender: u32::MAX,
-                waiters: 0,
                 round: 0,
                 bids: 0,
                 pick: 0,

@@ -107,15 +107,15 @@ struct Message {
     packets: u64,
 }
 
-/// The hot state of one channel, kept together so that touching a channel costs one cache line.
+/// The hot state of one channel, kept together so that touching a channel costs one cache line
+/// (two records to a line).
 #[derive(Debug, Clone, Copy)]
+#[repr(align(32))]
 struct Channel {
     /// Cycles from a head starting on it to being ready in the next buffer.
     latency: u32,
     /// Buffer sending on it now.
     sender: u32,
-    /// Buffers registered in `chan_waiters`.
-    waiters: u32,
     /// Allocation round in which it was last bid for, the bids in that round and the index of the
     /// proposal holding it (reservoir sampling: each bidder wins with equal probability).
     round: u32,

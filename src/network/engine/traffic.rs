@@ -127,7 +127,7 @@ impl<D: Driver> Engine<'_, D> {
             port_start: &self.port_start,
             chan_down: &self.chan_down,
             bufs: &self.bufs,
-            chans: &self.chans,
+            chan_waiters: &self.chan_waiters,
             demand: &self.demand,
             scratch: &mut self.route_scratch,
             output_queues: self.output_queues,
@@ -155,7 +155,7 @@ struct View<'e> {
     port_start: &'e [u32],
     chan_down: &'e [u32],
     bufs: &'e [Buffer],
-    chans: &'e [Channel],
+    chan_waiters: &'e [Vec<u32>],
     demand: &'e [Demand],
     scratch: &'e mut Vec<RouteChoice>,
     output_queues: bool,
@@ -229,7 +229,7 @@ impl NetView for View<'_> {
                 // the output's queue, which the next buffer's credits do not show.
                 let c = channel as usize;
                 let asking = self.demand.get(c).map_or(0, |d| d.last_window(window));
-                let waiting = u64::from(self.chans[c].waiters) * u64::from(self.packet_phits);
+                let waiting = self.chan_waiters[c].len() as u64 * u64::from(self.packet_phits);
                 u64::from(held) + u64::from(asking) + waiting
             })
             .min()
