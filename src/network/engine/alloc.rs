@@ -106,11 +106,7 @@ impl<D: Driver> Engine<'_, D> {
         if !self.bufs[b as usize].waiting {
             self.bufs[b as usize].waiting = true;
             for cand in &self.candidates {
-                let waiters = &mut self.chan_waiters[cand.channel as usize];
-                if waiters.is_empty() {
-                    self.waited.insert(cand.channel);
-                }
-                waiters.push(b);
+                self.chan_waiters.push(cand.channel, b);
             }
         }
     }
@@ -126,13 +122,8 @@ impl<D: Driver> Engine<'_, D> {
     pub(super) fn leave_waiters(&mut self, b: u32) {
         self.bufs[b as usize].waiting = false;
         for cand in &self.candidates {
-            let waiters = &mut self.chan_waiters[cand.channel as usize];
-            if let Some(i) = waiters.iter().position(|&w| w == b) {
-                waiters.swap_remove(i);
-                if waiters.is_empty() {
-                    self.waited.remove(cand.channel);
-                }
-            }
+            self.chan_waiters
+                .swap_remove_first(cand.channel, |&w| w == b);
         }
     }
 
@@ -140,12 +131,7 @@ impl<D: Driver> Engine<'_, D> {
     /// next buffer has room for a packet: a waiter needs both, and the event that completes the pair
     /// (the channel freeing, or credits returning) is the one that wakes it.
     pub(super) fn wake_waiters(&mut self, channel: u32) {
-        debug_assert_eq!(
-            self.waited.get(channel),
-            !self.chan_waiters[channel as usize].is_empty(),
-            "channel {channel}'s waiter bit"
-        );
-        if !self.waited.get(channel) || self.chan_busy_until[channel as usize] > self.now {
+        if !self.chan_waiters.any(channel) || self.chan_busy_until[channel as usize] > self.now {
             return;
         }
         let down = self.chan_down[channel as usize];
@@ -158,8 +144,8 @@ impl<D: Driver> Engine<'_, D> {
         if !room {
             return;
         }
-        for i in 0..self.chan_waiters[channel as usize].len() {
-            let b = self.chan_waiters[channel as usize][i];
+        for i in 0..self.chan_waiters.list(channel).len() {
+            let b = self.chan_waiters.list(channel)[i];
             self.mark_dirty(b);
         }
     }

@@ -51,7 +51,7 @@ use crate::topology::{Endpoint, RouteChoice, Topology};
 
 mod alloc;
 mod build;
-mod channel_bits;
+mod channel_lists;
 mod choose;
 mod record;
 mod routes;
@@ -297,13 +297,9 @@ pub(super) struct Engine<'a, D: Driver> {
     /// Buffer each channel feeds (of virtual channel 0; VC v is `down + v`), [`SINK`] or [`NOWHERE`].
     chan_down: Vec<u32>,
     /// Buffers waiting for each channel to free or gain credits.
-    chan_waiters: Vec<Vec<u32>>,
-    /// Channels whose `chan_waiters` list is not empty.
-    waited: channel_bits::ChannelBits,
+    chan_waiters: channel_lists::ChannelLists<u32>,
     /// Buffers whose planned retry depends on each channel: (buffer, generation and tag), `watch.rs`.
-    chan_watchers: Vec<Vec<(u32, u32)>>,
-    /// Channels whose `chan_watchers` list is not empty.
-    watched: channel_bits::ChannelBits,
+    chan_watchers: channel_lists::ChannelLists<(u32, u32)>,
     /// The policy's retries are planned rather than asked every cycle (not when a routing algorithm
     /// reads per-cycle requests).
     plans: bool,

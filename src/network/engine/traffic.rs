@@ -155,7 +155,7 @@ struct View<'e> {
     port_start: &'e [u32],
     chan_down: &'e [u32],
     bufs: &'e [Buffer],
-    chan_waiters: &'e [Vec<u32>],
+    chan_waiters: &'e super::channel_lists::ChannelLists<u32>,
     demand: &'e [Demand],
     scratch: &'e mut Vec<RouteChoice>,
     output_queues: bool,
@@ -229,7 +229,8 @@ impl NetView for View<'_> {
                 // the output's queue, which the next buffer's credits do not show.
                 let c = channel as usize;
                 let asking = self.demand.get(c).map_or(0, |d| d.last_window(window));
-                let waiting = self.chan_waiters[c].len() as u64 * u64::from(self.packet_phits);
+                let waiting =
+                    self.chan_waiters.list(channel).len() as u64 * u64::from(self.packet_phits);
                 u64::from(held) + u64::from(asking) + waiting
             })
             .min()

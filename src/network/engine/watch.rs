@@ -129,21 +129,20 @@ impl<D: Driver> Engine<'_, D> {
             let wakes = self.wakes(i, escapes);
             if channel == last {
                 // A copy of the previous candidate's channel: widen that registration.
-                if let Some(entry) = self.chan_watchers[channel as usize].last_mut() {
+                if let Some(entry) = self.chan_watchers.last_mut(channel) {
                     entry.1 |= wakes;
                 }
                 continue;
             }
             last = channel;
-            let list = &mut self.chan_watchers[channel as usize];
-            if list.len() >= 8 && list.len().is_power_of_two() {
+            let len = self.chan_watchers.list(channel).len();
+            if len >= 8 && len.is_power_of_two() {
                 let bufs = &self.bufs;
-                list.retain(|&(w, tag)| bufs[w as usize].watch_gen == tag & GENERATION);
+                self.chan_watchers.retain(channel, |&(w, tag)| {
+                    bufs[w as usize].watch_gen == tag & GENERATION
+                });
             }
-            if list.is_empty() {
-                self.watched.insert(channel);
-            }
-            list.push((b, generation | wakes));
+            self.chan_watchers.push(channel, (b, generation | wakes));
         }
         let buf = &mut self.bufs[b as usize];
         // Drains wake a watcher whose queue can reach below this (never when nothing is usable).
@@ -232,15 +231,10 @@ impl<D: Driver> Engine<'_, D> {
 
     /// Announces a change on `channel` to the heads watching it (see the module notes).
     pub(super) fn notify(&mut self, channel: u32, change: Change) {
-        debug_assert_eq!(
-            self.watched.get(channel),
-            !self.chan_watchers[channel as usize].is_empty(),
-            "channel {channel}'s watcher bit"
-        );
-        if !self.watched.get(channel) {
+        if !self.chan_watchers.any(channel) {
             return;
         }
-        let mut list = std::mem::take(&mut self.chan_watchers[channel as usize]);
+        let mut list = self.chan_watchers.take(channel);
         let drain_level = match change {
             Change::Drain(d) => Some(self.trend(d).lowest()),
             _ => None,
@@ -257,11 +251,7 @@ impl<D: Driver> Engine<'_, D> {
             }
             !wake
         });
-        debug_assert!(self.chan_watchers[channel as usize].is_empty());
-        if list.is_empty() {
-            self.watched.remove(channel);
-        }
-        self.chan_watchers[channel as usize] = list;
+        self.chan_watchers.put_back(channel, list);
     }
 
     /// Looks at watcher `b` again: in this cycle's allocation while events are applied, next cycle
