@@ -42,6 +42,49 @@ fn trace(dir: &std::path::Path, lines: &str) -> String {
     path.display().to_string()
 }
 
+/// `trace check` fails what `run` refuses whatever the network, naming it: a message past 1 TiB, a
+/// rank computing past 2^63 cycles in all (each op and the total fitting u64).
+#[test]
+fn p2_trace_check_fails_what_run_refuses() {
+    let dir = scratch("p2-check");
+    for (lines, needle) in [
+        (
+            "0 send 1 1099511627777\n1 recv 0\n",
+            "1 message(s) pass the 1099511627776 bytes (1 TiB) a message may carry, the first \
+             1099511627777 bytes from rank 0 to rank 1",
+        ),
+        (
+            "0 compute 9223372036854775807\n0 compute 2\n",
+            "rank 0 computes for 9223372036854775809 cycles in all, past the simulator's limit",
+        ),
+    ] {
+        let file = trace(&dir, lines);
+        rejects(&["trace", "check", &file], &[needle]);
+        let workload = format!("trace:file={file},cache=off");
+        rejects(
+            &[
+                "run",
+                "--topology",
+                "fat-tree:k=2,n=1",
+                "--workload",
+                &workload,
+            ],
+            &[],
+        );
+    }
+    // At the limits themselves both pass.
+    let file = trace(
+        &dir,
+        "0 send 1 1099511627776\n1 recv 0\n0 compute 9223372036854775808\n",
+    );
+    let out = netreplay(&["trace", "check", &file]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
 #[test]
 fn p2_compute_sums_near_2_pow_64_are_refused_not_wrapped() {
     let dir = scratch("p2");

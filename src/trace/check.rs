@@ -96,8 +96,16 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
     let mut per_rank = vec![0u64; n as usize];
     let mut histogram: Vec<u64> = Vec::new();
     let (mut messages, mut bytes) = (0u64, 0u64);
+    // What `run` refuses whatever the network: messages past the size limit, ranks computing past
+    // the clock's limit. Listed first, so that the problems kept show them.
+    let mut past_limits = Vec::new();
+    let mut oversized: Option<(u64, u32, u32, u64)> = None;
     for (from, to, b, tag) in program.sends() {
         messages += 1;
+        if b > crate::program::MAX_MESSAGE_BYTES {
+            let (count, ..) = oversized.get_or_insert((0, from, to, b));
+            *count += 1;
+        }
         add(&mut bytes, b, "the total of message bytes")?;
         add(&mut per_rank[from as usize], b, "the bytes a rank sends")?;
         *balance.entry((from, to, tag)).or_default() += 1;
@@ -140,6 +148,13 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
                 .or_default() -= wanted;
         }
     }
+    if let Some((count, from, to, b)) = oversized {
+        past_limits.push(format!(
+            "{count} message(s) pass the {} bytes (1 TiB) a message may carry, the first {b} bytes \
+             from rank {from} to rank {to}: run refuses them",
+            crate::program::MAX_MESSAGE_BYTES
+        ));
+    }
     let mut problems = Vec::new();
     let (mut unmatched_sends, mut unmatched_receives) = (0u64, 0u64);
     let mut keys: Vec<_> = balance.iter().filter(|(_, v)| **v != 0).collect();
@@ -169,11 +184,13 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
     let mut bad_waits = 0u64;
     for r in 0..n {
         let mut outstanding: Vec<u32> = Vec::new();
+        let mut rank_cycles = 0u128;
         for op in program.rank_ops(r) {
             match *op {
                 Op::Compute { cycles } => {
                     computations += 1;
                     add(&mut compute_cycles, cycles, "the total of compute cycles")?;
+                    rank_cycles += u128::from(cycles);
                 }
                 Op::Isend { req, .. } | Op::Issend { req, .. } | Op::Irecv { req, .. } => {
                     outstanding.push(req)
@@ -194,6 +211,13 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
                 Op::Send { .. } | Op::Recv { .. } => {}
             }
         }
+        if rank_cycles > u128::from(crate::network::MAX_CYCLE) {
+            past_limits.push(format!(
+                "rank {r} computes for {rank_cycles} cycles in all, past the simulator's limit of \
+                 {} cycles: run refuses it",
+                crate::network::MAX_CYCLE
+            ));
+        }
         if !outstanding.is_empty() {
             request_problems += outstanding.len() as u64;
             problems.push(format!(
@@ -201,7 +225,9 @@ pub fn check(program: &Program) -> Result<TraceCheck> {
             ));
         }
     }
-    let ok = unmatched_sends == 0 && unmatched_receives == 0 && bad_waits == 0;
+    let ok =
+        unmatched_sends == 0 && unmatched_receives == 0 && bad_waits == 0 && past_limits.is_empty();
+    problems.splice(0..0, past_limits);
     problems.truncate(5);
     let mean = if n > 0 {
         per_rank.iter().map(|&b| b as f64).sum::<f64>() / f64::from(n)
