@@ -197,6 +197,49 @@ fn p2_engine_refuses_a_wake_up_past_the_limit() {
     assert!(e.contains("asks to wait 5 cycles"), "{e}");
 }
 
+/// A message sent just before the limit (after a computation that long) would still be in flight
+/// past it: both models refuse the run naming the limit, where the flit engine's occupancy trends
+/// overflowed (a panic) or its clock went past 2^63 unchecked. A message that arrives before the
+/// limit (34 cycles here, two packets over two links) stays valid.
+#[test]
+fn p2_messages_sent_at_the_limit_are_refused_in_both_models() {
+    let topo = topology::build("fat-tree:k=2,n=1").unwrap();
+    for wait in [50, 30, 8, 1, 0] {
+        let program = Program::from_fn(2, |r, ops| {
+            if r == 0 {
+                ops.push(Op::Compute {
+                    cycles: network::MAX_CYCLE - wait,
+                });
+                ops.push(Op::Send {
+                    to: 1,
+                    bytes: 100,
+                    tag: 0,
+                });
+            } else {
+                ops.push(Op::Recv { from: 0, tag: 0 });
+            }
+        });
+        for model in [network::Model::Flit, network::Model::Flow] {
+            let model = NetworkModel {
+                model,
+                ..NetworkModel::default()
+            };
+            let r = netreplay::replay::simulate(topo.as_ref(), &model, &program, &[0, 1], 1);
+            if wait == 50 {
+                let end = r.unwrap().completion_cycles;
+                assert!(end > network::MAX_CYCLE - 50 && end <= network::MAX_CYCLE);
+                continue;
+            }
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("simulated time would pass 9223372036854775808 cycles"),
+                "{wait} before the limit, {:?}: {e}",
+                model.model
+            );
+        }
+    }
+}
+
 /// A two-rank trace that cannot complete (rank 0 waits for a message nobody sends): if a command
 /// reports the deadlock, it simulated before checking its output.
 fn deadlocking_trace(dir: &std::path::Path) -> String {

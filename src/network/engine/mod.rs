@@ -366,8 +366,9 @@ pub(super) struct Engine<'a, D: Driver> {
     outcome: Outcome,
     latency_sum: u128,
     messages_open: u64,
-    /// The first wake-up asked for past [`super::MAX_CYCLE`]: (rank or source, cycles asked, cycle).
-    too_late: Option<(u32, u64, u64)>,
+    /// What first asked for simulated time past [`super::MAX_CYCLE`] (a wake-up, a message sent at
+    /// the limit), said for the error that ends the run.
+    too_late: Option<String>,
     /// Where the run publishes its cycle and delivered messages for an observer, if any.
     progress: Option<&'a super::Progress>,
     /// Link load over time, when asked for (`record.rs`): fed once per packet start on a link.
@@ -405,6 +406,17 @@ impl<'a, D: Driver> Engine<'a, D> {
         let mut publish = 0u32;
         while let Some(now) = self.wheel.pop_cycle(&mut events) {
             self.check_time()?;
+            if now >= super::MAX_CYCLE && events.iter().any(|e| !matches!(e, Event::WakeRank(_))) {
+                // Packets still moving at the limit: their times would pass it (a rank may only
+                // finish there).
+                self.past_limit(|| {
+                    format!(
+                        "the network is still busy at cycle {now} (messages sent too close to the \
+                         limit, after a computation or job start that long)"
+                    )
+                });
+                self.check_time()?;
+            }
             self.now = now;
             publish = publish.wrapping_add(1);
             if publish.is_multiple_of(1024)
@@ -459,16 +471,22 @@ impl<'a, D: Driver> Engine<'a, D> {
         self.finish()
     }
 
-    /// Refuses a run that asked for a wake-up past [`super::MAX_CYCLE`] (a compute, self-copy or job
-    /// start too long), naming the value, instead of wrapping the clock.
+    /// Refuses a run that asked for time past [`super::MAX_CYCLE`] (a compute, self-copy or job
+    /// start too long, a message sent at the limit), naming the values, instead of wrapping the clock.
     fn check_time(&self) -> Result<()> {
-        match self.too_late {
+        match &self.too_late {
             None => Ok(()),
-            Some((who, cycles, at)) => Err(Error::Invalid(format!(
-                "simulated time would pass {} cycles: rank {who} asks to wait {cycles} cycles at \
-                 cycle {at} (a computation, self-copy or job start too large for the simulator)",
+            Some(what) => Err(Error::Invalid(format!(
+                "simulated time would pass {} cycles: {what}",
                 super::MAX_CYCLE
             ))),
+        }
+    }
+
+    /// Records the first reason the run would pass [`super::MAX_CYCLE`].
+    fn past_limit(&mut self, what: impl FnOnce() -> String) {
+        if self.too_late.is_none() {
+            self.too_late = Some(what());
         }
     }
 }

@@ -21,7 +21,14 @@ impl<D: Driver> Engine<'_, D> {
                     match crate::network::cycle_after(self.now, cycles.max(1)) {
                         Some(at) => self.wheel.schedule(at, Event::WakeRank(rank)),
                         None => {
-                            self.too_late.get_or_insert((rank, cycles, self.now));
+                            let now = self.now;
+                            self.past_limit(|| {
+                                format!(
+                                    "rank {rank} asks to wait {cycles} cycles at cycle {now} (a \
+                                     computation, self-copy or job start too large for the \
+                                     simulator)"
+                                )
+                            });
                         }
                     }
                 }
@@ -30,6 +37,12 @@ impl<D: Driver> Engine<'_, D> {
     }
 
     pub(super) fn issue(&mut self, from: u32, to: u32, bytes: u64, token: u64, note: u32) {
+        if self.now >= crate::network::MAX_CYCLE {
+            // It could not arrive by the limit; the run ends with the error before its next cycle.
+            let now = self.now;
+            self.past_limit(|| format!("rank {from} sends a message at cycle {now}"));
+            return;
+        }
         let packets = bytes.div_ceil(self.packet_bytes).max(1);
         let msg = Message {
             dest_node: self.rank_node[to as usize],
