@@ -147,7 +147,7 @@ fn trace_check_reads_a_goal_schedule_and_portals_operations_are_refused_with_the
 /// Every malformed schedule is an error at its `file:line:column`, never a panic.
 #[test]
 fn malformed_schedules_are_refused_with_their_position() {
-    let cases: [(&str, &str, &str); 8] = [
+    let cases: [(&str, &str, &str); 11] = [
         (
             "no-header.goal",
             "rank 0 {\n}\n",
@@ -184,6 +184,21 @@ fn malformed_schedules_are_refused_with_their_position() {
             "peer.goal:3",
         ),
         (
+            "non-ascii-duration.goal",
+            "num_ranks 2\nrank 0 {\nl2: calc é\n}\n",
+            "non-ascii-duration.goal:3:10: expected a duration, found `é`",
+        ),
+        (
+            "non-ascii-tag.goal",
+            "num_ranks 2\nrank 0 {\nl1: send 8b to 1 tag 0é\n}\n",
+            "non-ascii-tag.goal:3:22",
+        ),
+        (
+            "non-ascii-keyword.goal",
+            "num_ranks 2\nréank 0 {\n}\n",
+            "non-ascii-keyword.goal:2:1",
+        ),
+        (
             "cycle.goal",
             "num_ranks 2\nrank 0 {\na: calc 1\nb: calc 1\na requires b\nb irequires a\n}\n",
             "cycle.goal:3",
@@ -200,4 +215,15 @@ fn malformed_schedules_are_refused_with_their_position() {
             .to_string();
         assert!(e.contains(at), "{name}: {e}");
     }
+}
+
+/// Comments may hold any UTF-8 text (a name, a unit): the reader skips them byte-wise.
+#[test]
+fn non_ascii_text_in_comments_is_skipped() {
+    let path = scratch(
+        "non-ascii-comment.goal",
+        "num_ranks 2\nrank 0 { // zéro\nl1: calc 5 /* µs */\nl2: send 8b to 1 tag 0 // é\nl2 requires l1\n}\nrank 1 {\nl1: recv 8b from 0 tag 0\n}\n",
+    );
+    let p = read(&path);
+    assert_eq!(p.sends().map(|s| s.2).collect::<Vec<_>>(), [8]);
 }

@@ -114,7 +114,7 @@ fn each_line(
         let mut i = 0;
         while i < bytes.len() {
             if in_comment {
-                match line[i..].find("*/") {
+                match bytes[i..].windows(2).position(|w| w == b"*/") {
                     Some(end) => {
                         i += end + 2;
                         in_comment = false;
@@ -124,9 +124,10 @@ fn each_line(
                 }
             }
             let c = bytes[i];
-            if line[i..].starts_with("//") {
+            // Byte-wise: a line may hold non-ASCII text, which must not be sliced inside a character.
+            if bytes[i..].starts_with(b"//") {
                 break;
-            } else if line[i..].starts_with("/*") {
+            } else if bytes[i..].starts_with(b"/*") {
                 in_comment = true;
                 i += 2;
             } else if c.is_ascii_whitespace() {
@@ -139,8 +140,8 @@ fn each_line(
                 while i < bytes.len()
                     && !bytes[i].is_ascii_whitespace()
                     && !matches!(bytes[i], b'{' | b'}' | b':')
-                    && !line[i..].starts_with("//")
-                    && !line[i..].starts_with("/*")
+                    && !bytes[i..].starts_with(b"//")
+                    && !bytes[i..].starts_with(b"/*")
                 {
                     i += 1;
                 }
