@@ -312,29 +312,37 @@ fn p6_the_pattern_memory_bound_holds_for_every_pattern() {
     }
 }
 
-/// `generate` of 16 M ranks of BU (about 25 GB of operations) is refused at once with the estimate
-/// on a machine without that much memory available, instead of being killed by the kernel.
+/// `generate` of 2^20 ranks of BU (about 1.8 GiB of operations) under a 1 GiB memory limit is refused
+/// at once with the estimate, instead of being killed by the kernel; more ranks than a trace may hold
+/// are refused before anything is written (a reader would refuse the file).
 #[test]
-fn p6_generate_too_large_for_memory_is_refused_at_once() {
-    let bound = netreplay::program::pattern_bytes_bound(16_777_216);
-    let available = netreplay::network::memory::available_bytes();
-    if available.is_none_or(|a| a >= bound) {
-        eprintln!("skipped: the machine has {available:?} bytes available, the bound is {bound}");
-        return;
-    }
+fn p6_generate_too_large_for_memory_or_a_trace_is_refused_at_once() {
     let out_file = std::env::temp_dir().join(format!("netreplay-big-{}.nrt", std::process::id()));
     let start = Instant::now();
     let out = netreplay(&[
         "generate",
         "bu:size=10",
         "--ranks",
-        "16777216",
+        "1048576",
+        "--max-memory",
+        "1G",
         "--out",
         out_file.to_str().unwrap(),
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("available on this machine"), "{err}");
+    assert!(
+        err.contains("would need about 1.8 GiB") && err.contains("--max-memory"),
+        "{err}"
+    );
     assert!(start.elapsed() < Duration::from_secs(10));
     assert!(!out_file.exists());
+    for ranks in ["1048577", "16777216"] {
+        let args = ["generate", "bu:size=10", "--ranks", ranks, "--out"];
+        let out = netreplay(&[&args[..], &[out_file.to_str().unwrap()]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(err.contains("at most 1048576 ranks"), "{err}");
+        assert!(!out_file.exists());
+    }
 }

@@ -22,10 +22,11 @@ pub(in crate::cli) fn generate(args: GenerateArgs) -> Result<()> {
             wl.ranks.unwrap_or(ranks)
         )));
     }
-    let max = topology::MAX_NODES;
+    // What it writes is a trace, so the readers' rank limit applies (below the simulator's).
+    let max = topology::MAX_NODES.min(u64::from(crate::mpi::MAX_RANKS));
     if u64::from(ranks) > max {
         return Err(Error::Invalid(format!(
-            "--ranks {ranks} is more than the simulator handles (at most {max})"
+            "--ranks {ranks} is more than a trace may hold (at most {max} ranks)"
         )));
     }
     output::prepare_output(&out)?;
