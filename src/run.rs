@@ -294,7 +294,10 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
         memory::human(engine_bytes + replay::program_bytes(&program))
     );
     let workload_name = format!("{},ranks={ranks}", wl.generator.spec());
-    let want_load = options.link_load || options.timeline.is_some();
+    // The timeline's link-load tracks come from the flit model's packets; under the flow model it
+    // has the ranks' and messages' tracks alone.
+    let want_load =
+        options.link_load || (options.timeline.is_some() && config.network.model.is_flit());
     let mut load = want_load.then(|| LoadBins::new(options.bins.unwrap_or(DEFAULT_BINS)));
     let meta = crate::report::timeline::TimelineMeta {
         topology: topo.spec(),

@@ -154,6 +154,28 @@ fn mesh_exchange_timeline_is_valid() {
     assert!(r.get("link_load").is_none());
 }
 
+/// Under the flow model the timeline has the ranks' and messages' tracks (no packets, so no link
+/// load): valid, adding up, one arrow per message.
+#[test]
+fn flow_model_timeline_is_valid_and_adds_up() {
+    let file = scratch("bu64-flow.json");
+    let r = run_json(&[
+        "run",
+        "--topology",
+        "fat-tree:k=4,n=3",
+        "--workload",
+        "bu:size=1000",
+        "--model",
+        "flow",
+        "--timeline",
+        file.to_str().unwrap(),
+    ]);
+    let c = validate(&file);
+    check_ranks(&c, &r, 64);
+    assert_eq!(c.flows, 64 * 6);
+    assert!(r.get("link_load").is_none());
+}
+
 #[test]
 fn npb_trace_timeline_has_collectives_and_adds_up() {
     let file = scratch("cg16.json");
