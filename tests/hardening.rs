@@ -459,6 +459,58 @@ fn p10_all_zero_weights_are_refused() {
     );
 }
 
+/// A size or workload listed twice, or a weight for a size the campaign does not run, is refused
+/// before anything runs: the repeated cells would run again and count again in every sum, and the
+/// stray weight would weigh nothing.
+#[test]
+fn p10_repeated_cells_and_stray_size_weights_are_refused() {
+    let dir = scratch("p10-repeats");
+    let cases = [
+        (
+            "sizes = [10, 10]\nworkloads = [\"bu\"]\n",
+            "",
+            "size 10 is listed twice",
+        ),
+        (
+            "sizes = [10]\nworkloads = [\"bu\", \" bu\"]\n",
+            "",
+            "workload `bu` is listed twice",
+        ),
+        (
+            "sizes = [10]\nworkloads = [\"bu\"]\n",
+            "[weights]\nsize = { \"10\" = 1, \"99\" = 1 }\n",
+            "weights.size names size `99`",
+        ),
+        (
+            "sizes = [10]\nworkloads = [\"bu\"]\n",
+            "[weights.matrix.bu]\n\"10\" = 1\n\"100\" = 1\n",
+            "weights.matrix.bu names size `100`",
+        ),
+    ];
+    for (cells, weights, needle) in cases {
+        let path = dir.join("c.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "reference = \"a\"\n{cells}[[candidate]]\nlabel = \"a\"\n\
+                 topology = \"fat-tree:k=4,n=2\"\n{weights}"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("out");
+        rejects(
+            &[
+                "campaign",
+                path.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[needle],
+        );
+        assert!(!out.exists(), "{needle}: the results directory was written");
+    }
+}
+
 /// Cells of a Markdown table row, `\|` not counting as a separator.
 fn cells(row: &str) -> usize {
     row.replace("\\|", "").matches('|').count() - 1

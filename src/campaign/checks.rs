@@ -31,6 +31,27 @@ pub fn check_names(cfg: &CampaignConfig) -> Result<()> {
     Ok(())
 }
 
+/// No size or workload is listed twice: a repeated one would run its cells again and count them
+/// again in every sum of the report.
+pub fn check_unique(cfg: &CampaignConfig) -> Result<()> {
+    for (i, size) in cfg.sizes.iter().enumerate() {
+        if cfg.sizes[..i].contains(size) {
+            return Err(Error::Invalid(format!(
+                "size {size} is listed twice in `sizes`"
+            )));
+        }
+    }
+    for (i, w) in cfg.workloads.iter().enumerate() {
+        if cfg.workloads[..i].iter().any(|v| v.trim() == w.trim()) {
+            return Err(Error::Invalid(format!(
+                "workload `{}` is listed twice in `workloads`",
+                w.trim()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Every generated workload can run with the rank count it gets on every candidate (`ranks`, the
 /// spec's own `ranks=`, else the candidate's node count): `bu` needs a power of two, the meshes a
 /// square or a cube. Each workload is built once (a trace is read once, not once per candidate).

@@ -78,6 +78,22 @@ impl Weights {
                 "weights name workload `{k}`, which is not in `workloads`"
             )));
         }
+        // A size the campaign does not run (a typo, `"1OOO"`) would silently weigh nothing.
+        let sizes = self.size.keys().map(|k| ("size".to_string(), None, k));
+        let matrix = self
+            .matrix
+            .iter()
+            .flat_map(|(w, row)| row.keys().map(move |k| (format!("matrix.{w}"), Some(w), k)));
+        for (table, workload, key) in sizes.chain(matrix) {
+            let known = cells
+                .iter()
+                .any(|(w, s)| workload.is_none_or(|v| v == w) && size_key(*s) == *key);
+            if !known {
+                return Err(Error::Invalid(format!(
+                    "weights.{table} names size `{key}`, which the campaign does not run"
+                )));
+            }
+        }
         let total: f64 = cells.iter().map(|(w, s)| self.weight(w, *s)).sum();
         if !total.is_finite() {
             return Err(Error::Invalid(format!(

@@ -169,6 +169,7 @@ impl CampaignConfig {
                     .join(", ")
             )));
         }
+        checks::check_unique(self)?;
         if self.sizes.is_empty() && self.workloads.iter().any(|w| !is_trace(w)) {
             return Err(Error::Invalid(
                 "`sizes` is empty but generated workloads need a message size".into(),
