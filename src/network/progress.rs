@@ -5,7 +5,9 @@
 //! The engine publishes the cycle and the messages (every 1024 event cycles); the phits are counted
 //! on the driver's side, by [`Counted`], which wraps whatever drives the run and adds each consumed
 //! message's packets times the packet size (`crate::replay::program_phits` is the total the same
-//! count reaches when a program's run completes).
+//! count reaches when a program's run completes). The flit engine also publishes the phits of the
+//! packets it has delivered, which reach the same total packet by packet, so a run of a few huge
+//! messages moves its progress before the first of them is whole.
 
 use super::driver::{Consumed, Driver, Step};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,12 +18,16 @@ pub struct Progress {
     cycle: AtomicU64,
     delivered: AtomicU64,
     phits: AtomicU64,
+    packet_phits: AtomicU64,
 }
 
 impl Progress {
-    pub(super) fn publish(&self, cycle: u64, delivered: u64) {
+    /// Publishes the cycle, the messages delivered and, from an engine that delivers packets, the
+    /// phits of the packets delivered (0 otherwise).
+    pub(super) fn publish(&self, cycle: u64, delivered: u64, packet_phits: u64) {
         self.cycle.store(cycle, Ordering::Relaxed);
         self.delivered.store(delivered, Ordering::Relaxed);
+        self.packet_phits.store(packet_phits, Ordering::Relaxed);
     }
 
     /// The last published (cycle, messages delivered).
@@ -32,9 +38,12 @@ impl Progress {
         )
     }
 
-    /// Phits of the messages delivered so far (data and protocol messages alike).
+    /// Phits delivered so far (data and protocol messages alike): of whole messages, or of single
+    /// packets where the engine publishes them.
     pub fn phits(&self) -> u64 {
-        self.phits.load(Ordering::Relaxed)
+        self.phits
+            .load(Ordering::Relaxed)
+            .max(self.packet_phits.load(Ordering::Relaxed))
     }
 }
 
@@ -73,5 +82,24 @@ impl<D: Driver> Driver for Counted<'_, D> {
 
     fn blocked(&self) -> Vec<(u32, u32, u64)> {
         self.inner.blocked()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Phits count from whole messages or from packets, whichever has gone further: packets move it
+    /// during a huge message, and an engine without packets (0) leaves the messages' count.
+    #[test]
+    fn phits_are_the_further_of_messages_and_packets() {
+        let p = Progress::default();
+        p.phits.fetch_add(64, Ordering::Relaxed);
+        p.publish(10, 1, 0);
+        assert_eq!((p.read(), p.phits()), ((10, 1), 64));
+        p.publish(20, 1, 1_000);
+        assert_eq!(p.phits(), 1_000);
+        p.phits.fetch_add(2_000, Ordering::Relaxed);
+        assert_eq!(p.phits(), 2_064);
     }
 }

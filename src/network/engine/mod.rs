@@ -422,7 +422,11 @@ impl<'a, D: Driver> Engine<'a, D> {
             if publish.is_multiple_of(1024)
                 && let Some(p) = self.progress
             {
-                p.publish(now, self.outcome.messages - self.messages_open);
+                p.publish(
+                    now,
+                    self.outcome.messages - self.messages_open,
+                    self.outcome.phits_delivered,
+                );
             }
             self.outcome.events += events.len() as u64;
             for &event in &events {

@@ -253,7 +253,7 @@ impl<'a, D: Driver> Replay<'a, D> {
             if loops.is_multiple_of(1024)
                 && let Some(p) = self.progress
             {
-                p.publish(cycle, self.outcome.messages - self.messages_open);
+                p.publish(cycle, self.outcome.messages - self.messages_open, 0);
             }
             if self.driver.stop(cycle) {
                 return Ok(self.summarise());
