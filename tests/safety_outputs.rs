@@ -339,11 +339,13 @@ fn signal_once_writing(
 }
 
 /// SIGINT during `run --timeline` removes the timeline's temporary file, says what was interrupted
-/// and exits with 130.
+/// and which outputs were not written (the timeline being written, the report still to come), and
+/// exits with 130.
 #[test]
 fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
     let dir = fresh_dir(TAG, "sigint");
     let timeline = dir.join("t.json");
+    let report = dir.join("r.json");
     // A 512-node run of 1 GB messages: far from done when it is interrupted.
     let big = [
         "run",
@@ -351,6 +353,8 @@ fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
         "fat-tree:k=8,n=3",
         "--workload",
         "3m:size=1G",
+        "--out",
+        report.to_str().unwrap(),
     ];
     let child = spawn(&big, "--timeline", &timeline);
     let tmp = dir.join(format!(".t.json.netreplay-tmp.{}", child.id()));
@@ -360,8 +364,9 @@ fn sigint_during_a_timeline_removes_its_temporary_file_and_says_so() {
     assert_eq!(out.status.code(), Some(130), "{err}");
     assert!(err.contains("interrupted `netreplay run"), "{err}");
     assert!(err.contains("t.json was not written"), "{err}");
+    assert!(err.contains("r.json was not written"), "{err}");
     assert!(!tmp.exists(), "{} was left", tmp.display());
-    assert!(!timeline.exists());
+    assert!(!timeline.exists() && !report.exists());
 }
 
 /// SIGTERM still removes the temporary file and exits with 130 when stderr is a closed pipe (the
@@ -503,5 +508,42 @@ fn duplicate_results_with_different_values_name_both_lines() {
     rejects(
         &["report", out.to_str().unwrap()],
         &["lines 1 and 4", "completion_cycles"],
+    );
+}
+
+/// Two output flags naming one file, or an output naming the run's input trace, are refused before
+/// anything runs, the input left as it was; devices repeat freely.
+#[test]
+fn outputs_over_one_another_or_over_an_input_are_refused() {
+    let dir = fresh_dir(TAG, "distinct");
+    let out = dir.join("same.json");
+    let dotted = dir.join(".").join("same.json");
+    let args = [&SMALL_RUN[..], &["--out", out.to_str().unwrap()]].concat();
+    let args = [&args[..], &["--html", dotted.to_str().unwrap()]].concat();
+    rejects(&args, &["--out and --html both name"]);
+    assert!(!out.exists());
+
+    let trace = dir.join("bt.trc");
+    let original = Path::new(env!("CARGO_MANIFEST_DIR")).join("traces/bt-size1000-16.trc");
+    std::fs::copy(&original, &trace).unwrap();
+    let spec = format!("trace:file={},cache=off", trace.display());
+    let run = ["run", "--topology", "fat-tree:k=4,n=2", "--workload", &spec];
+    let args = [&run[..], &["--timeline", trace.to_str().unwrap()]].concat();
+    rejects(&args, &["--timeline", "is an input of this run"]);
+    assert_eq!(
+        std::fs::read(&trace).unwrap(),
+        std::fs::read(&original).unwrap()
+    );
+
+    let devices = [
+        &SMALL_RUN[..],
+        &["--out", "/dev/null", "--timeline", "/dev/null"],
+    ]
+    .concat();
+    let done = netreplay(&devices);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
     );
 }

@@ -14,6 +14,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Temporary files being written, by registration id: (id, temporary file, the output it becomes).
 static PENDING: Mutex<Vec<(u64, PathBuf, PathBuf)>> = Mutex::new(Vec::new());
 
+/// Outputs the command will write once it has simulated, until each is written ([`plan`],
+/// [`written`]): an interrupt names those not written yet beside the ones being written.
+static PLANNED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
 /// What the process is doing, for the interrupt message (set by [`install`]).
 static TASK: Mutex<String> = Mutex::new(String::new());
 
@@ -54,7 +58,34 @@ fn interrupted() {
             tmp.display()
         );
     }
+    let planned = PLANNED.lock().unwrap_or_else(|p| p.into_inner());
+    for path in planned
+        .iter()
+        .filter(|p| !pending.iter().any(|(_, _, t)| t == *p))
+    {
+        let _ = writeln!(
+            err,
+            "netreplay: {} was not written; an existing one is unchanged",
+            path.display()
+        );
+    }
     std::process::exit(EXIT_INTERRUPTED);
+}
+
+/// Records the outputs a command will write after simulating, so that an interrupt names them.
+pub fn plan<'p>(outputs: impl IntoIterator<Item = &'p Path>) {
+    PLANNED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .extend(outputs.into_iter().map(Path::to_path_buf));
+}
+
+/// Output `path` (as given to [`plan`]) is written: an interrupt no longer names it.
+pub fn written(path: &Path) {
+    PLANNED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .retain(|p| p != path);
 }
 
 /// A registered temporary file; unregistered when dropped.

@@ -91,6 +91,45 @@ pub fn prepare_output(path: &Path) -> Result<()> {
     }
 }
 
+/// Refuses outputs that would land on one another or on an input, before anything runs: two flags
+/// naming one file would leave only the last written, and an output over an input trace or config
+/// would destroy it. `outputs` are (flag, path) pairs; devices and FIFOs (`/dev/null`) are written
+/// through, never replaced, so they may repeat.
+pub fn check_distinct(outputs: &[(&str, &Path)], inputs: &[PathBuf]) -> Result<()> {
+    let replaced: Vec<(&str, &Path, PathBuf)> = outputs
+        .iter()
+        .filter(|(_, p)| matches!(classify(p), Ok(Target::Replace(_))))
+        .map(|&(flag, p)| (flag, p, identity(p)))
+        .collect();
+    for (i, (flag, path, id)) in replaced.iter().enumerate() {
+        if let Some((other, ..)) = replaced[..i].iter().find(|(_, _, o)| o == id) {
+            return Err(Error::Invalid(format!(
+                "{other} and {flag} both name {}; give each output its own file",
+                path.display()
+            )));
+        }
+        if inputs.iter().any(|input| identity(input) == *id) {
+            return Err(Error::Invalid(format!(
+                "{flag} {} is an input of this run; writing it would destroy it",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// What `path` names, as one spelling: the canonical path of the file, or of its directory joined
+/// with its name when it does not exist yet (`./r.json` and `r.json` are the same output).
+fn identity(path: &Path) -> PathBuf {
+    if let Ok(real) = std::fs::canonicalize(path) {
+        return real;
+    }
+    match (std::fs::canonicalize(parent_dir(path)), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+    }
+}
+
 /// Opens a device for writing (a FIFO only has its permissions checked: opening it blocks).
 fn prepare_through(path: &Path) -> Result<()> {
     use std::os::unix::fs::FileTypeExt as _;
