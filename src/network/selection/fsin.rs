@@ -36,7 +36,7 @@ pub(super) const POLICY: Policy = Policy {
 /// The same rule asked again every cycle, as FSIN runs it: the reference for the planned rule.
 pub(super) const POLLING: Policy = Policy {
     name: "fsin-poll",
-    help: "FSIN's rule asked every cycle (reference for `fsin`, same results, slower)",
+    help: "FSIN's rule asked every cycle (reference for `fsin`: the same results in distribution, slower)",
     policy: &Fsin { planned: false },
 };
 
