@@ -154,8 +154,8 @@ impl fmt::Display for DeadlockReport {
                 .collect();
             let why = match self.circular_wait() {
                 Some(cycle) => format!(
-                    "wait for each other in a circle ({}), each blocked in a receive before the send \
-                     the next one waits for",
+                    "wait for each other in a circle ({}), each blocked before it sends or \
+                     receives what the next one waits for",
                     cycle
                         .iter()
                         .chain(cycle.first())

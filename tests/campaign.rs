@@ -469,3 +469,51 @@ fn campaign_rows_carry_the_counters_run_reports() {
     }
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A run that fails (a trace whose ranks wait for each other) does not stop the others: every other
+/// run is recorded, the failures are listed together, the command fails, `report` reports the rest,
+/// and a rerun runs only the failed ones.
+#[test]
+fn a_failing_run_leaves_the_others_recorded() {
+    let dir = tmp("failing-run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("circle.trace");
+    std::fs::write(
+        &trace,
+        "netreplay-trace 3\nranks 2\n0 recv 1\n0 send 1 10\n1 recv 0\n1 send 0 10\n",
+    )
+    .unwrap();
+    let config = dir.join("c.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "reference = \"a\"\nranks = 2\nsizes = [10, 1000]\n\
+             workloads = [\"bu\", \"trace:file={}\"]\n\
+             [[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=2,n=2\"\n\
+             [[candidate]]\nlabel = \"b\"\ntopology = \"mesh:k=2,n=2\"\n",
+            trace.display()
+        ),
+    )
+    .unwrap();
+    let out = dir.join("out");
+    let args = [
+        "campaign",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let err = fails(&args);
+    assert!(err.contains("2 of 6 runs failed"), "{err}");
+    for label in ["a", "b"] {
+        assert!(
+            err.contains(&format!("run {label} / trace:file=")) && err.contains("in a circle"),
+            "{err}"
+        );
+    }
+    assert_eq!(lines(&out).len(), 4, "the four bu runs are recorded");
+    let report = ok(&["report", out.to_str().unwrap()]);
+    assert!(report.contains("bu"), "{report}");
+    let again = fails(&args);
+    assert!(again.contains("2 of 2 runs failed"), "{again}");
+    assert_eq!(lines(&out).len(), 4);
+}
