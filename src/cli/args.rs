@@ -160,9 +160,9 @@ pub(super) struct CampaignArgs {
     /// Results directory (default: results/<config file stem>).
     #[arg(long)]
     pub(super) out: Option<PathBuf>,
-    /// Simulations run at once (default: all cores).
-    #[arg(long, conflicts_with = "slurm")]
-    pub(super) jobs: Option<usize>,
+    /// Simulations run at once (default, and at most: all cores).
+    #[arg(long, conflicts_with = "slurm", value_parser = clap::value_parser!(u32).range(1..))]
+    pub(super) jobs: Option<u32>,
     /// Run only slice I of N (1-based), e.g. 2/4, for job arrays; merge with `report`.
     #[arg(long, conflicts_with = "slurm")]
     pub(super) shard: Option<campaign::Shard>,

@@ -16,7 +16,15 @@ pub(in crate::cli) fn campaign(args: CampaignArgs) -> Result<()> {
     if args.slurm.slurm {
         return slurm(&c, &args);
     }
-    let jobs = args.jobs.unwrap_or_else(rayon::current_num_threads);
+    let jobs = args
+        .jobs
+        .map_or_else(rayon::current_num_threads, |j| j as usize);
+    if jobs > campaign::threads(jobs) {
+        log::warn!(
+            "--jobs {jobs}: runs {} at once, the machine's cores",
+            campaign::threads(jobs)
+        );
+    }
     output::interrupt::describe(&format!(
         "campaign {} into {}: the runs finished so far are kept; rerun with the same --out \
          to run only the rest",
