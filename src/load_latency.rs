@@ -86,6 +86,9 @@ pub fn parse_loads(text: &str) -> Result<Vec<f64>> {
         let [from, to, step] = v[..] else {
             return Err(bad("a range has three parts"));
         };
+        if let Some(nan) = [from, to, step].iter().find(|x| !x.is_finite()) {
+            return Err(bad(&format!("`{nan}` is not a finite number")));
+        }
         if step <= 0.0 || to < from {
             return Err(bad("the step must be positive and TO at least FROM"));
         }
@@ -243,6 +246,10 @@ mod tests {
         assert_eq!(parse_loads("0.1,0.5").unwrap(), [0.1, 0.5]);
         for bad in ["0:1:0.1", "0.5:0.1:0.1", "0.1:1:0", "x", "0.1:2:0.5", "1,2"] {
             assert!(parse_loads(bad).is_err(), "{bad}");
+        }
+        for bad in ["nan:1:0.1", "0.1:inf:0.1", "0.1:1:NaN"] {
+            let e = parse_loads(bad).unwrap_err().to_string();
+            assert!(e.contains("is not a finite number"), "{bad}: {e}");
         }
     }
 

@@ -219,6 +219,13 @@ fn dumpi_errors_say_which_rank_file_or_field_is_wrong() {
         e.contains("numprocs `0` is not a positive rank count"),
         "{e}"
     );
+    // Past u32, a count too large, not a malformed one.
+    set_numprocs(&meta, Some("numprocs=4294967296"));
+    let e = read_error(&meta, None);
+    assert!(
+        e.contains("numprocs: the trace has 4294967296 ranks, but"),
+        "{e}"
+    );
     set_numprocs(&meta, None);
     let e = read_error(&meta, None);
     assert!(e.contains("no `numprocs=` line"), "{e}");

@@ -147,6 +147,12 @@ fn prepare_through(path: &Path) -> Result<()> {
 /// Makes sure files can be written into `dir` (created with its parents if missing), by writing and
 /// removing a probe file.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
+    if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
+        return Err(Error::Invalid(format!(
+            "{}: is a file; this output (--link-load, an --out of several files) is a directory",
+            dir.display()
+        )));
+    }
     probe_dir(dir, "output")
 }
 

@@ -316,17 +316,19 @@ impl Meta {
                         column: line.find('=').unwrap_or(0) + 2,
                         message,
                     };
+                    // Parsed wide, so that a count past u32 is told too large, not malformed.
                     let n = value
-                        .parse::<u32>()
+                        .parse::<u64>()
                         .ok()
                         .filter(|&n| n > 0)
                         .ok_or_else(|| {
                             at(format!("numprocs `{value}` is not a positive rank count"))
                         })?;
                     RankLimit::default()
-                        .count(u64::from(n))
+                        .count(n)
                         .map_err(|m| at(format!("numprocs: {m}")))?;
-                    ranks = Some(n);
+                    // Within the rank limit (2^20), so it fits.
+                    ranks = Some(n as u32);
                 }
                 "fileprefix" if !value.is_empty() => prefix = Some(value.to_string()),
                 _ => {}
