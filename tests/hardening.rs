@@ -511,6 +511,17 @@ fn p10_repeated_cells_and_stray_size_weights_are_refused() {
     }
 }
 
+/// `campaign --jobs 0` is refused by the flag's parser, before the config is read.
+#[test]
+fn p10_zero_campaign_jobs_are_refused() {
+    let dir = scratch("p10-jobs");
+    let cfg = campaign(&dir, "", "");
+    rejects(
+        &["campaign", &cfg, "--jobs", "0"],
+        &["invalid value '0'", "--jobs"],
+    );
+}
+
 /// Cells of a Markdown table row, `\|` not counting as a separator.
 fn cells(row: &str) -> usize {
     row.replace("\\|", "").matches('|').count() - 1

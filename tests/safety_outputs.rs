@@ -547,3 +547,14 @@ fn outputs_over_one_another_or_over_an_input_are_refused() {
         String::from_utf8_lossy(&done.stderr)
     );
 }
+
+/// `--link-load` names a directory: a regular file there is refused before simulating, and kept.
+#[test]
+fn link_load_over_a_file_is_refused() {
+    let dir = fresh_dir(TAG, "link-load-file");
+    let file = dir.join("afile");
+    std::fs::write(&file, "kept").unwrap();
+    let args = [&SMALL_RUN[..], &["--link-load", file.to_str().unwrap()]].concat();
+    rejects(&args, &["afile: is a file", "is a directory"]);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
+}
