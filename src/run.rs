@@ -124,6 +124,49 @@ pub fn locate(path: &Path, e: Error) -> Error {
     Error::Invalid(format!("{}: {e}", path.display()))
 }
 
+/// Places an error in the spec string a config at `path` gives under `key` (`topology = "..."`) at
+/// that value's `file:line:column`: the column of the spec's bad character or parameter where the
+/// error names one, else of the value. Errors of other kinds, or of a spec not read from that key,
+/// are returned as they are.
+pub fn locate_spec(path: &Path, key: &str, e: Error) -> Error {
+    let (kind, needle) = match &e {
+        Error::SpecSyntax { kind, column, .. } => (*kind, Err(*column)),
+        Error::UnknownName { kind, name, .. } => (*kind, Ok(name.clone())),
+        Error::UnknownKey { kind, key, .. } | Error::BadValue { kind, key, .. } => {
+            (*kind, Ok(format!("{key}=")))
+        }
+        _ => return e,
+    };
+    if kind != key {
+        return e;
+    }
+    let text =
+        crate::input::read_text(path, "a config", crate::input::MAX_TEXT_BYTES).unwrap_or_default();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix(key) else {
+            continue;
+        };
+        let Some(value) = rest.trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        // The spec starts after the opening quote.
+        let start = line.len() - value.len() + 2;
+        let spec = value.get(1..).unwrap_or("");
+        let offset = match needle {
+            Err(column) => column.saturating_sub(1),
+            Ok(n) => spec.find(&n).unwrap_or(0),
+        };
+        return Error::File {
+            path: path.display().to_string(),
+            line: i + 1,
+            column: start + offset,
+            message: e.to_string(),
+        };
+    }
+    e
+}
+
 /// Converts a TOML error into a positioned [`Error::File`].
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
     let offset = e.span().map_or(0, |s| s.start).min(text.len());

@@ -270,6 +270,37 @@ fn bad_config_files_give_file_line_column() {
         &["run", dir.join("missing.toml").to_str().unwrap()],
         &["missing.toml"],
     );
+    // A spec the file gives is placed at its parameter (or bad character, or name) in the file; the
+    // same spec from a flag has no file position.
+    for (text, at) in [
+        (
+            "topology = \"fat-tree:k=0,n=2\"\nworkload = \"bu:size=10\"\n",
+            "bad.toml:1:22: topology `fat-tree`: parameter `k`",
+        ),
+        (
+            "topology = \"fat-tree:k=4,,n=2\"\nworkload = \"bu:size=10\"\n",
+            "bad.toml:1:26: malformed topology spec",
+        ),
+        (
+            "topology = \"fat-tre:k=4\"\nworkload = \"bu:size=10\"\n",
+            "bad.toml:1:13: unknown topology",
+        ),
+        (
+            "topology = \"fat-tree:k=4,n=2\"\nworkload =  \"bu:size=x\"\n",
+            "bad.toml:2:17: workload `bu`",
+        ),
+        (
+            "topology = \"fat-tree:k=4,n=2\"\nworkload = \"bu:size=10\"\nplacement = \"random:seed=x\"\n",
+            "bad.toml:3:21: placement `random`",
+        ),
+    ] {
+        std::fs::write(&cfg, text).unwrap();
+        rejects(&["run", cfg.to_str().unwrap()], &[at]);
+    }
+    rejects(
+        &["run", cfg.to_str().unwrap(), "--placement", "random:seed=y"],
+        &["netreplay: error: placement `random`"],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

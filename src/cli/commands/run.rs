@@ -25,7 +25,7 @@ pub(in crate::cli) fn run(args: RunArgs) -> Result<()> {
         output::prepare_dir(dir)?;
     }
     output::interrupt::plan(outputs.iter().map(|&(_, path)| path));
-    let r = run::execute_with(&cfg, &options)?;
+    let r = run::execute_with(&cfg, &options).map_err(|e| locate_in_config(&args, &cfg, e))?;
     if let Some(path) = &args.timeline {
         // Streamed during the simulation and complete once it returns.
         output::interrupt::written(path);
@@ -78,4 +78,25 @@ fn inputs(args: &RunArgs, cfg: &run::RunConfig) -> Vec<PathBuf> {
         .and_then(|spec| crate::workload::parse(spec).ok())
         .and_then(|w| w.param("file").map(PathBuf::from));
     args.config.iter().cloned().chain(trace).collect()
+}
+
+/// An error in a spec the config file gave (not a flag) at its `file:line:column`.
+fn locate_in_config(
+    args: &RunArgs,
+    cfg: &run::RunConfig,
+    e: crate::error::Error,
+) -> crate::error::Error {
+    let Some(path) = &args.config else {
+        return e;
+    };
+    // A config of jobs has a `workload` per job: which one erred is not known here.
+    let from_file = [
+        ("topology", args.topology.is_none()),
+        ("workload", args.workload.is_none() && cfg.jobs.is_empty()),
+        ("placement", args.placement.is_none() && cfg.jobs.is_empty()),
+    ];
+    from_file
+        .into_iter()
+        .filter(|&(_, from_file)| from_file)
+        .fold(e, |e, (key, _)| run::locate_spec(path, key, e))
 }
