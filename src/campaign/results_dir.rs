@@ -47,7 +47,7 @@ fn load_manifest(dir: &Path) -> Result<Manifest> {
     serde_json::from_str(&text).map_err(|e| Error::File {
         path: path.display().to_string(),
         line: e.line(),
-        column: e.column(),
+        column: e.column().max(1),
         message: e.to_string(),
     })
 }
@@ -70,7 +70,7 @@ fn read_results(dir: &Path, hashes: &[String]) -> Result<Vec<RunRecord>> {
         let r: RunRecord = serde_json::from_str(line).map_err(|e| Error::File {
             path: path.display().to_string(),
             line: i + 1,
-            column: e.column(),
+            column: e.column().max(1),
             message: e.to_string(),
         })?;
         if !hashes.contains(&r.config_hash) {

@@ -162,7 +162,8 @@ fn merge_config(path: &Path, ranks: u32) -> Result<Vec<Vec<u32>>> {
     let config: MergeConfig = serde_json::from_str(&text).map_err(|e| Error::File {
         path: name.clone(),
         line: e.line(),
-        column: e.column(),
+        // serde_json counts columns from 1 but says 0 at the end of an empty line or file.
+        column: e.column().max(1),
         message: format!("not an ATLAHS merge configuration: {e}"),
     })?;
     let bad = |m: String| Error::Invalid(format!("{name}: {m}"));

@@ -72,7 +72,7 @@ impl Layout {
             .map_err(|e| Error::File {
                 path: path.display().to_string(),
                 line: e.line(),
-                column: e.column(),
+                column: e.column().max(1),
                 message: e.to_string(),
             })
     }

@@ -53,7 +53,7 @@ impl Groups {
             .map_err(|e| Error::File {
                 path: path.display().to_string(),
                 line: e.line(),
-                column: e.column(),
+                column: e.column().max(1),
                 message: format!("expected {{\"NAME\": [rank, ...], ...}}: {e}"),
             })?;
         let mut by_name = HashMap::new();
