@@ -301,6 +301,16 @@ fn bad_config_files_give_file_line_column() {
         &["run", cfg.to_str().unwrap(), "--placement", "random:seed=y"],
         &["netreplay: error: placement `random`"],
     );
+    // A value the preset sets, refused on this topology, is named with its value.
+    std::fs::write(
+        &cfg,
+        "topology = \"torus:k=4,n=2\"\nworkload = \"bu:size=10\"\n[network]\npreset = \"fsin-default\"\n",
+    )
+    .unwrap();
+    rejects(
+        &["run", cfg.to_str().unwrap()],
+        &["`virtual_channels` is 2 (set, or from the preset) but must be 1"],
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

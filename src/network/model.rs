@@ -324,8 +324,8 @@ impl NetworkModel {
                 ring_queue >= 2,
                 key,
                 &format!(
-                    "must be at least 2: `{}` uses bubble flow control, which needs queues of at \
-                     least 2 packets",
+                    "is {ring_queue} (set, or from the preset) but must be at least 2: `{}` \
+                     uses bubble flow control, which needs queues of at least 2 packets",
                     topo.spec()
                 ),
             )?;
@@ -333,8 +333,9 @@ impl NetworkModel {
                 self.virtual_channels == 1,
                 "virtual_channels",
                 &format!(
-                    "must be 1: `{}` uses bubble flow control, whose rings cannot take more \
-                     virtual channels",
+                    "is {} (set, or from the preset) but must be 1: `{}` uses bubble flow \
+                     control, whose rings cannot take more virtual channels",
+                    self.virtual_channels,
                     topo.spec()
                 ),
             )?;
