@@ -87,7 +87,15 @@ impl Spec {
                     }
                     Some(sep @ (':' | ',')) => {
                         column += 1;
-                        format!("expected key=value after `{sep}`")
+                        // `key=` with nothing after it: say so, at the missing value.
+                        let pair = rest[1..].split(',').next().unwrap_or("");
+                        match pair.split_once('=') {
+                            Some((key, "")) if !key.trim().is_empty() => {
+                                column += pair.len();
+                                format!("parameter `{}` has no value", key.trim())
+                            }
+                            _ => format!("expected key=value after `{sep}`"),
+                        }
                     }
                     Some(c) => format!("unexpected `{c}`; expected NAME:key=value,key=value"),
                     None => "unexpected end of spec".to_string(),
@@ -301,6 +309,19 @@ mod tests {
         let e = Spec::parse("topology", "fat-tree:k=1,k=2").unwrap_err();
         assert!(e.to_string().contains("given twice"), "{e}");
         assert!(Spec::parse("topology", "").is_err());
+        // An empty value is named, at the column where it is missing.
+        for (text, column) in [
+            ("trace:file=", 12),
+            ("graph:file=,x=1", 12),
+            ("mesh:k=4,n=", 12),
+        ] {
+            let e = Spec::parse("workload", text).unwrap_err();
+            assert!(
+                matches!(e, Error::SpecSyntax { column: c, .. } if c == column),
+                "{e}"
+            );
+            assert!(e.to_string().contains("has no value"), "{e}");
+        }
     }
 
     #[test]
