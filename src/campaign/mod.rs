@@ -468,26 +468,40 @@ pub fn run_campaign(
     };
     let work = (todo.len() as u64, "runs", Rate::SinceStart);
     // A failing run (a trace that deadlocks) does not stop the others: each is recorded, and the
-    // failures are reported together once every run has had its turn.
+    // failures are reported together once every run has had its turn. A failed write to the results
+    // file stops the campaign: another line appended after a torn one would corrupt the file.
     let failed = Mutex::new(Vec::new());
+    let unwritable: Mutex<Option<Error>> = Mutex::new(None);
     observe(show, work, read, || {
         pool.install(|| {
             // One shared queue in that order: each thread takes the next run when it finishes one.
             todo.iter().par_bridge().for_each(|run| {
-                let done = (|| -> Result<()> {
-                    let rc = cfg.run_config(run)?;
-                    let r = run::execute_with(&rc, &run_options(&rc))?;
-                    let rec = RunRecord::new(&hash, run, &r);
-                    let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
-                    let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
-                    f.write_all(line.as_bytes())
-                        .and_then(|()| f.sync_data())
-                        .map_err(Error::io(results_path.display()))
-                })();
-                if let Err(e) = done {
-                    let what = describe_run(&run.label, &run.workload, run.size);
-                    let mut failed = failed.lock().unwrap_or_else(|p| p.into_inner());
-                    failed.push(format!("run {what} failed: {e}"));
+                if unwritable
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .is_some()
+                {
+                    return;
+                }
+                let result = cfg
+                    .run_config(run)
+                    .and_then(|rc| run::execute_with(&rc, &run_options(&rc)));
+                match result {
+                    Ok(r) => {
+                        let rec = RunRecord::new(&hash, run, &r);
+                        let line = serde_json::to_string(&rec).expect("records serialise") + "\n";
+                        let mut f = file.lock().unwrap_or_else(|p| p.into_inner());
+                        if let Err(e) = f.write_all(line.as_bytes()).and_then(|()| f.sync_data()) {
+                            let mut stop = unwritable.lock().unwrap_or_else(|p| p.into_inner());
+                            stop.get_or_insert(Error::io(results_path.display())(e));
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let what = describe_run(&run.label, &run.workload, run.size);
+                        let mut failed = failed.lock().unwrap_or_else(|p| p.into_inner());
+                        failed.push(format!("run {what} failed: {e}"));
+                    }
                 }
                 *last.lock().unwrap_or_else(|p| p.into_inner()) =
                     format!("{} {}", run.label, run.workload);
@@ -497,6 +511,9 @@ pub fn run_campaign(
             Ok(())
         })
     })?;
+    if let Some(e) = unwritable.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
     let failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
     if !failed.is_empty() {
         return Err(Error::Invalid(format!(
