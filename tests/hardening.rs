@@ -511,6 +511,15 @@ fn p10_repeated_cells_and_stray_size_weights_are_refused() {
     }
 }
 
+/// `topology --trials` without `--fault-tolerance` is refused, not silently ignored.
+#[test]
+fn p10_trials_need_the_fault_tolerance_measure() {
+    rejects(
+        &["topology", "mesh:k=4,n=2", "--trials", "5"],
+        &["--fault-tolerance"],
+    );
+}
+
 /// `campaign --jobs 0` is refused by the flag's parser, before the config is read.
 #[test]
 fn p10_zero_campaign_jobs_are_refused() {
@@ -533,9 +542,9 @@ fn p10_pipe_in_labels_is_escaped_in_markdown() {
     let path = dir.join("c.toml");
     std::fs::write(
         &path,
-        "reference = \"a|b\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
+        "name = \"x <b>y</b>\"\nreference = \"a|b\"\nsizes = [10]\nworkloads = [\"bu\"]\n\
          [[candidate]]\nlabel = \"a|b\"\ntopology = \"fat-tree:k=2,n=2\"\n\
-         [[candidate]]\nlabel = \"c\\\"d\"\ntopology = \"fat-tree:k=2,n=2\"\n",
+         [[candidate]]\nlabel = \"c\\\"d <i>\"\ntopology = \"fat-tree:k=2,n=2\"\n",
     )
     .unwrap();
     let out = dir.join("out");
@@ -551,11 +560,17 @@ fn p10_pipe_in_labels_is_escaped_in_markdown() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
     assert!(rows.iter().any(|r| r.contains("a\\|b")), "{md}");
+    // Names are text, not HTML, where the Markdown is rendered.
+    assert!(md.starts_with("# x &lt;b&gt;y&lt;/b&gt;\n"), "{md}");
+    assert!(
+        rows[0].contains("c\"d &lt;i&gt;") && !md.contains("<i>"),
+        "{md}"
+    );
     for r in &rows[..3] {
         assert_eq!(cells(r), 5, "row `{r}` of\n{md}");
     }
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(csv.contains("\"c\"\"d\""), "{csv}");
+    assert!(csv.contains("\"c\"\"d <i>\""), "{csv}");
 }
 
 #[test]

@@ -73,7 +73,12 @@ pub(super) struct TopologyArgs {
     #[arg(long)]
     pub(super) fault_tolerance: bool,
     /// Trials per 5% step of the fault-tolerance measure (1 to 100000).
-    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    #[arg(
+        long,
+        default_value_t = 100,
+        requires = "fault_tolerance",
+        value_parser = clap::value_parser!(u32).range(1..=100_000)
+    )]
     pub(super) trials: u32,
     /// DSN-F only: grow the network to this many nodes (seed 002 §III-D, Fig. 4) and print, per
     /// step, the cables added and removed, diameter and average shortest path length.

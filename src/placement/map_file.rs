@@ -50,6 +50,8 @@ impl Placement for MapFile {
         };
         let mut map: Vec<Option<u32>> = vec![None; ranks as usize];
         let mut owner: Vec<Option<(u32, usize)>> = vec![None; topo.nodes() as usize];
+        // A byte-order mark, which some editors write first, is not part of the first line.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
         for (i, raw) in text.lines().enumerate() {
             let line = i + 1;
             let content = raw.split('#').next().unwrap_or("");
@@ -86,7 +88,10 @@ impl Placement for MapFile {
                 return Err(at(
                     line,
                     fields[0].0,
-                    format!("rank {rank} is out of range: the job has ranks 0..{ranks}"),
+                    format!(
+                        "rank {rank} is out of range: the job has ranks 0 to {}",
+                        ranks.saturating_sub(1)
+                    ),
                 ));
             }
             if node >= topo.nodes() {
@@ -94,9 +99,9 @@ impl Placement for MapFile {
                     line,
                     fields[1].0,
                     format!(
-                        "node {node} is out of range: `{}` has nodes 0..{}",
+                        "node {node} is out of range: `{}` has nodes 0 to {}",
                         topo.spec(),
-                        topo.nodes()
+                        topo.nodes() - 1
                     ),
                 ));
             }
@@ -172,6 +177,7 @@ mod tests {
     #[test]
     fn reads_maps_and_names_each_error_by_line_and_column() {
         assert_eq!(place("# map\n1 7\n0 3  # rank 0\n\n", 2).unwrap(), [3, 7]);
+        assert_eq!(place("\u{feff}0 3\n1 7\n", 2).unwrap(), [3, 7]);
         let cases = [
             ("0 1\n0 2\n", "2:1", "rank 0 is mapped twice"),
             (
@@ -179,8 +185,16 @@ mod tests {
                 "2:3",
                 "node 1 is already given to rank 0 on line 1",
             ),
-            ("0 1\n 1  9\n", "2:5", "node 9 is out of range"),
-            ("0 1\n2 3\n", "2:1", "rank 2 is out of range"),
+            (
+                "0 1\n 1  9\n",
+                "2:5",
+                "node 9 is out of range: `fat-tree:k=2,n=3` has nodes 0 to 7",
+            ),
+            (
+                "0 1\n2 3\n",
+                "2:1",
+                "rank 2 is out of range: the job has ranks 0 to 1",
+            ),
             ("0 x\n", "1:3", "expected a node number, found `x`"),
             ("0 1 2\n", "1:5", "found 3 fields"),
             ("0 1\n", "2:1", "ranks without a node: 1"),

@@ -16,9 +16,14 @@ fn size_label(size: Option<u64>) -> String {
     }
 }
 
-/// `text` as one Markdown table cell: `|` escaped, line breaks made spaces.
+/// `text` as Markdown text (a table cell, a heading): `|` escaped, line breaks made spaces, and `<`,
+/// `>` and `&` written as entities, so that a name such as `a <i>` is shown, not read as HTML.
 fn md(text: &str) -> String {
-    text.replace('|', "\\|").replace(['\n', '\r'], " ")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -76,7 +81,7 @@ pub fn summary_rows(a: &Analysis) -> Vec<(&'static str, Vec<String>)> {
 /// The report as Markdown tables.
 pub fn markdown(a: &Analysis) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "# {}\n", a.name);
+    let _ = writeln!(t, "# {}\n", md(&a.name));
     let _ = writeln!(
         t,
         "Reference network: {}. Cost model: {}. Runs: {} of {} done. Config hash {}.\n",
