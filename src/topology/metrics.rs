@@ -1,6 +1,7 @@
-//! Graph metrics of a built topology for `topology --json`: diameter and average distance between
-//! nodes by breadth-first search, and the hop counts of the routing function's own paths
-//! (seed 001 Table I and Theorem 6 state them for MiKANT, Clos and the k-ary n-tree).
+//! Graph metrics of a built topology for `topology --json`: the switch-to-switch degree, diameter and
+//! average distance between nodes by breadth-first search, and the hop counts of the routing
+//! function's own paths (seed 001 Table I and Theorem 6 state them for MiKANT, Clos and the k-ary
+//! n-tree).
 //!
 //! Distances count links between nodes, both node links included, as seeds 000, 001 and 004 do (two
 //! nodes on one switch are 2 apart). BFS follows the direction of channels, so unidirectional
@@ -17,7 +18,7 @@
 //! bounded in work ([`Budget::sampled_work`], [`Budget::sampled_hops`]): on the largest accepted
 //! networks fewer sources or pairs are drawn, and the wider confidence interval says so.
 
-use super::{Topology, node_ejections, switch_distances, trace_route};
+use super::{Endpoint, OneWay, Topology, node_ejections, switch_distances, trace_route};
 use crate::rng::Rng;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -231,10 +232,45 @@ fn route_hops(topo: &dyn Topology, budget: Budget, rng: &mut Rng) -> (f64, u32, 
     (sum as f64 / count as f64, max, sampled)
 }
 
+/// Switch-to-switch degree of the switching elements: links to another switch, each counted at both of
+/// its switches (the degree seed 002 bounds for DSN-F, Theorem 1), as `topology --json` reports it. On
+/// bidirectional networks that is the ports wired to a switch; a unidirectional link (RUFT) counts at
+/// the switch it leaves and the one it enters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Degrees {
+    /// Smallest degree of a switching element.
+    pub degree_min: u64,
+    /// Largest degree.
+    pub degree_max: u64,
+    /// Mean degree.
+    pub degree_mean: f64,
+}
+
+/// The degree statistics of `topo`'s switch graph. A unidirectional link (RUFT's) counts at both of
+/// its switches, as a bidirectional one does through the ports at its two ends.
+pub fn degrees(topo: &dyn Topology) -> Degrees {
+    let mut per_switch = vec![0u64; topo.switches() as usize];
+    for sw in 0..topo.switches() {
+        for p in 0..topo.ports(sw) {
+            if let Endpoint::Switch { switch: far, .. } = topo.neighbour(sw, p) {
+                per_switch[sw as usize] += 1;
+                if topo.one_way(sw, p) == OneWay::Link {
+                    per_switch[far as usize] += 1;
+                }
+            }
+        }
+    }
+    Degrees {
+        degree_min: per_switch.iter().copied().min().unwrap_or(0),
+        degree_max: per_switch.iter().copied().max().unwrap_or(0),
+        degree_mean: per_switch.iter().sum::<u64>() as f64 / per_switch.len().max(1) as f64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::build;
-    use super::{Budget, metrics};
+    use super::{Budget, degrees, metrics};
 
     /// Seed 001 Table I: counts of the classical k-ary n-tree, the Clos k-ary n-tree and MiKANT for
     /// k in 2..=8, n in 2..=5 (by walking the wiring), and their diameter 2n and average distances
@@ -323,5 +359,25 @@ mod tests {
         // Mesh routing is minimal DOR: the route mean equals the BFS average.
         assert!((exact.route_hops_mean - exact.average_distance).abs() < 1e-9);
         assert_eq!(exact.diameter, Some(2 * 11 + 2));
+    }
+
+    /// Degree statistics against hand counts: a torus is 4-regular; a 4-ary 3-tree's 16 leaves have 4
+    /// up-links, its 16 middle switches 4 + 4, its 16 top switches 4 down-links (their up-ports unplugged).
+    #[test]
+    fn degree_statistics() {
+        let torus = degrees(build("torus:k=4,n=2").unwrap().as_ref());
+        assert_eq!(
+            (torus.degree_min, torus.degree_max, torus.degree_mean),
+            (4, 4, 4.0)
+        );
+        let tree = degrees(build("fat-tree:k=4,n=3").unwrap().as_ref());
+        assert_eq!((tree.degree_min, tree.degree_max), (4, 8));
+        assert!((tree.degree_mean - 256.0 / 48.0).abs() < 1e-12, "{tree:?}");
+        // RUFT's one-way links count at both ends: 16 links over 8 switches, none left at 0.
+        let ruft = degrees(build("ruft:k=4,n=2").unwrap().as_ref());
+        assert_eq!(
+            (ruft.degree_min, ruft.degree_max, ruft.degree_mean),
+            (4, 4, 4.0)
+        );
     }
 }

@@ -24,6 +24,7 @@ mod kns;
 pub mod link_faults;
 mod mesh;
 pub mod metrics;
+pub use metrics::{Degrees, degrees};
 mod mikant;
 mod partition;
 mod ruft;
@@ -311,34 +312,6 @@ pub struct Structure {
     pub unplugged_ports: u64,
 }
 
-/// Switch-to-switch degree of the switching elements: ports wired to another switch (the degree seed 002
-/// bounds for DSN-F, Theorem 1), as `topology --json` reports it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Degrees {
-    /// Smallest degree of a switching element.
-    pub degree_min: u64,
-    /// Largest degree.
-    pub degree_max: u64,
-    /// Mean degree.
-    pub degree_mean: f64,
-}
-
-/// The degree statistics of `topo`'s switch graph.
-pub fn degrees(topo: &dyn Topology) -> Degrees {
-    let per_switch: Vec<u64> = (0..topo.switches())
-        .map(|sw| {
-            (0..topo.ports(sw))
-                .filter(|&p| matches!(topo.neighbour(sw, p), Endpoint::Switch { .. }))
-                .count() as u64
-        })
-        .collect();
-    Degrees {
-        degree_min: per_switch.iter().copied().min().unwrap_or(0),
-        degree_max: per_switch.iter().copied().max().unwrap_or(0),
-        degree_mean: per_switch.iter().sum::<u64>() as f64 / per_switch.len().max(1) as f64,
-    }
-}
-
 /// Counts the wiring of `topo` by walking every port (so the counts check the construction rather than
 /// restating closed forms). A unidirectional link counts as one link, a split router link once.
 pub fn structure(topo: &dyn Topology) -> Structure {
@@ -443,24 +416,6 @@ mod tests {
                 assert_eq!(wired, each, "{spec} switch {sw}");
             }
         }
-    }
-
-    /// Degree statistics against hand counts: a torus is 4-regular; a 4-ary 3-tree's 16 leaves have 4
-    /// up-links, its 16 middle switches 4 + 4, its 16 top switches 4 down-links (their up-ports unplugged).
-    #[test]
-    fn degree_statistics() {
-        let torus = degrees(build("torus:k=4,n=2").unwrap().as_ref());
-        assert_eq!(
-            torus,
-            Degrees {
-                degree_min: 4,
-                degree_max: 4,
-                degree_mean: 4.0
-            }
-        );
-        let tree = degrees(build("fat-tree:k=4,n=3").unwrap().as_ref());
-        assert_eq!((tree.degree_min, tree.degree_max), (4, 8));
-        assert!((tree.degree_mean - 256.0 / 48.0).abs() < 1e-12, "{tree:?}");
     }
 
     /// Small instances of every family: wiring symmetric (where links are bidirectional), routing
