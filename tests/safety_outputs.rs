@@ -558,3 +558,36 @@ fn link_load_over_a_file_is_refused() {
     rejects(&args, &["afile: is a file", "is a directory"]);
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "kept");
 }
+
+/// Output directories are made when their files are written: a run refused after its outputs were
+/// checked (here the flow model with `--link-load`) leaves none behind, while one that runs makes
+/// every missing level.
+#[test]
+fn a_refused_run_leaves_no_output_directories() {
+    let dir = fresh_dir(TAG, "no-early-dirs");
+    let deep = dir.join("a/b");
+    let report = dir.join("r/x.json");
+    let args = [
+        "run",
+        "--topology",
+        "torus:k=4,n=2",
+        "--workload",
+        "bu:size=100",
+        "--link-load",
+        deep.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ];
+    rejects(
+        &[&args[..], &["--model", "flow"]].concat(),
+        &["need the flit model"],
+    );
+    assert!(!dir.join("a").exists() && !dir.join("r").exists());
+    let done = netreplay(&args);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(deep.join("link_load.csv").is_file() && report.is_file());
+}

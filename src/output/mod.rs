@@ -74,10 +74,11 @@ fn via_proc(path: &Path) -> bool {
         || std::fs::canonicalize(parent_dir(path)).is_ok_and(|d| proc(&d))
 }
 
-/// Makes sure `path` can be written before hours of simulation produce its contents: creates its
-/// parent directories and writes (then removes) a probe file beside it, so a missing or read-only
-/// directory is an error now, not after the run. A device is opened for writing instead; a FIFO is
-/// left alone (opening it would wait for a reader). Stale temporary files of `path` are removed.
+/// Makes sure `path` can be written before hours of simulation produce its contents: writes (then
+/// removes) a probe file where it goes, or where its missing directories will be created when it is
+/// written, so a read-only directory is an error now, not after the run. A device is opened for
+/// writing instead; a FIFO is left alone (opening it would wait for a reader). Stale temporary files
+/// of `path` are removed.
 pub fn prepare_output(path: &Path) -> Result<()> {
     let name = file_name(path)?;
     match classify(path)? {
@@ -144,8 +145,8 @@ fn prepare_through(path: &Path) -> Result<()> {
         .map_err(Error::io(path.display()))
 }
 
-/// Makes sure files can be written into `dir` (created with its parents if missing), by writing and
-/// removing a probe file.
+/// Makes sure files can be written into `dir` (or, while it is missing, where it will be created), by
+/// writing and removing a probe file.
 pub fn prepare_dir(dir: &Path) -> Result<()> {
     if std::fs::metadata(dir).is_ok_and(|m| !m.is_dir()) {
         return Err(Error::Invalid(format!(
@@ -156,9 +157,29 @@ pub fn prepare_dir(dir: &Path) -> Result<()> {
     probe_dir(dir, "output")
 }
 
+/// Writes and removes a probe file in `dir`, or, while `dir` does not exist, in the nearest
+/// directory above it, where its creation will start: nothing is created before the output is
+/// written, so a run refused later leaves no empty directories behind.
 fn probe_dir(dir: &Path, name: &str) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(Error::io(dir.display()))?;
-    let probe = dir.join(format!(".{name}.probe{}", std::process::id()));
+    let mut existing = dir;
+    while std::fs::metadata(existing).is_err() {
+        existing = match existing.parent() {
+            Some(up) if !up.as_os_str().is_empty() => up,
+            _ => Path::new("."),
+        };
+    }
+    if !std::fs::metadata(existing).is_ok_and(|m| m.is_dir()) {
+        let what = if existing == dir {
+            String::new()
+        } else {
+            format!(" ({} is a file)", existing.display())
+        };
+        return Err(Error::Invalid(format!(
+            "{}: not a directory{what}",
+            dir.display()
+        )));
+    }
+    let probe = existing.join(format!(".{name}.probe{}", std::process::id()));
     File::create(&probe).map_err(|e| Error::Io {
         path: dir.display().to_string(),
         source: std::io::Error::new(
