@@ -306,3 +306,26 @@ fn wrong_splits_are_refused_naming_why() {
         &["take a single workload, not a multi-job trace"],
     );
 }
+
+/// A merge configuration that is empty or cut short is refused at its `file:line:column`, the column
+/// counted from 1 even at the end of a line (serde_json says 0 there).
+#[test]
+fn a_truncated_merge_configuration_gives_a_column_from_1() {
+    let dir = common::fresh_dir("goal_jobs", "truncated-merge");
+    let goal = path("goal-merge", &format!("{}.goal", samples()[0].0));
+    for (text, at) in [("", "merge.json:1:1:"), ("{\n", "merge.json:2:1:")] {
+        let config = dir.join("merge.json");
+        std::fs::write(&config, text).unwrap();
+        let e = execute(&RunConfig {
+            topology: Some(TOPOLOGY.into()),
+            workload: Some(format!("trace:file={goal},jobs={}", config.display())),
+            ..RunConfig::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains(at) && e.contains("not an ATLAHS merge configuration"),
+            "{e}"
+        );
+    }
+}

@@ -589,6 +589,24 @@ fn p10_circular_wait_is_reported_as_a_circle() {
         &["in a circle", "rank 0 -> rank 1 -> rank 0"],
     );
     assert!(!err.contains("nobody sends"), "{err}");
+    // Blocked in synchronous sends, each waiting for the other's receive: the same circle, not
+    // said to be blocked in receives.
+    let file = trace(&dir, "0 ssend 1 8\n0 recv 1\n1 ssend 0 8\n1 recv 0\n");
+    let workload = format!("trace:file={file},cache=off");
+    let err = rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &workload,
+        ],
+        &[
+            "in a circle",
+            "each blocked before it sends or receives what the next one waits for",
+        ],
+    );
+    assert!(!err.contains("blocked in a receive"), "{err}");
     // A receive with no send at all is still told apart: refused before simulating, as `trace
     // check` refuses it.
     let file = trace(&dir, "0 recv 1\n");
