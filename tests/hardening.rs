@@ -42,6 +42,21 @@ fn trace(dir: &std::path::Path, lines: &str) -> String {
     path.display().to_string()
 }
 
+/// `run` of trace `file` (uncached) on a two-node network, expected to fail with `needles`.
+fn rejects_run(file: &str, needles: &[&str]) -> String {
+    let workload = format!("trace:file={file},cache=off");
+    rejects(
+        &[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=1",
+            "--workload",
+            &workload,
+        ],
+        needles,
+    )
+}
+
 /// `trace check` fails what `run` refuses whatever the network, naming it: a message past 1 TiB, a
 /// rank computing past 2^63 cycles in all (each op and the total fitting u64).
 #[test]
@@ -60,17 +75,7 @@ fn p2_trace_check_fails_what_run_refuses() {
     ] {
         let file = trace(&dir, lines);
         rejects(&["trace", "check", &file], &[needle]);
-        let workload = format!("trace:file={file},cache=off");
-        rejects(
-            &[
-                "run",
-                "--topology",
-                "fat-tree:k=2,n=1",
-                "--workload",
-                &workload,
-            ],
-            &[],
-        );
+        rejects_run(&file, &[]);
     }
     // At the limits themselves both pass.
     let file = trace(
@@ -89,17 +94,7 @@ fn p2_trace_check_fails_what_run_refuses() {
 fn p2_compute_sums_near_2_pow_64_are_refused_not_wrapped() {
     let dir = scratch("p2");
     let file = trace(&dir, "0 compute 18446744073709551615\n0 compute 10\n");
-    let workload = format!("trace:file={file},cache=off");
-    rejects(
-        &[
-            "run",
-            "--topology",
-            "fat-tree:k=2,n=1",
-            "--workload",
-            &workload,
-        ],
-        &["18446744073709551615", "cycles"],
-    );
+    rejects_run(&file, &["18446744073709551615", "cycles"]);
     rejects(&["trace", "check", &file], &["compute cycles", "overflows"]);
     // Just below the limit runs and reports the exact sum.
     let file = trace(&dir, "0 compute 4611686018427387904\n0 compute 10\n");
@@ -577,30 +572,13 @@ fn p10_pipe_in_labels_is_escaped_in_markdown() {
 fn p10_circular_wait_is_reported_as_a_circle() {
     let dir = scratch("p10-circle");
     let file = trace(&dir, "0 recv 1\n0 send 1 8\n1 recv 0\n1 send 0 8\n");
-    let workload = format!("trace:file={file},cache=off");
-    let err = rejects(
-        &[
-            "run",
-            "--topology",
-            "fat-tree:k=2,n=1",
-            "--workload",
-            &workload,
-        ],
-        &["in a circle", "rank 0 -> rank 1 -> rank 0"],
-    );
+    let err = rejects_run(&file, &["in a circle", "rank 0 -> rank 1 -> rank 0"]);
     assert!(!err.contains("nobody sends"), "{err}");
     // Blocked in synchronous sends, each waiting for the other's receive: the same circle, not
     // said to be blocked in receives.
     let file = trace(&dir, "0 ssend 1 8\n0 recv 1\n1 ssend 0 8\n1 recv 0\n");
-    let workload = format!("trace:file={file},cache=off");
-    let err = rejects(
-        &[
-            "run",
-            "--topology",
-            "fat-tree:k=2,n=1",
-            "--workload",
-            &workload,
-        ],
+    let err = rejects_run(
+        &file,
         &[
             "in a circle",
             "each blocked before it sends or receives what the next one waits for",
