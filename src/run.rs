@@ -105,23 +105,26 @@ pub fn locate(path: &Path, e: Error) -> Error {
     else {
         return Error::Invalid(format!("{}: {e}", path.display()));
     };
-    let text =
-        crate::input::read_text(path, "a config", crate::input::MAX_TEXT_BYTES).unwrap_or_default();
-    for (i, line) in text.lines().enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix(key.as_str()) else {
-            continue;
-        };
-        if let Some(value) = rest.trim_start().strip_prefix('=') {
-            let value = value.trim_start();
-            return Error::File {
-                path: path.display().to_string(),
-                line: i + 1,
-                column: line.len() - value.len() + 1,
-                message: format!("{kind}: `{key}` {problem}"),
-            };
-        }
+    match value_of(path, key) {
+        Some((line, column, _)) => Error::File {
+            path: path.display().to_string(),
+            line,
+            column,
+            message: format!("{kind}: `{key}` {problem}"),
+        },
+        None => Error::Invalid(format!("{}: {e}", path.display())),
     }
-    Error::Invalid(format!("{}: {e}", path.display()))
+}
+
+/// The first line of the config at `path` that sets `key` (`key = value`): its number and the column
+/// of its value (both from 1), and the value as written.
+fn value_of(path: &Path, key: &str) -> Option<(usize, usize, String)> {
+    let text = crate::input::read_text(path, "a config", crate::input::MAX_TEXT_BYTES).ok()?;
+    text.lines().enumerate().find_map(|(i, line)| {
+        let value = line.trim_start().strip_prefix(key)?.trim_start();
+        let value = value.strip_prefix('=')?.trim_start();
+        Some((i + 1, line.len() - value.len() + 1, value.to_string()))
+    })
 }
 
 /// Places an error in the spec string a config at `path` gives under `key` (`topology = "..."`) at
@@ -140,31 +143,21 @@ pub fn locate_spec(path: &Path, key: &str, e: Error) -> Error {
     if kind != key {
         return e;
     }
-    let text =
-        crate::input::read_text(path, "a config", crate::input::MAX_TEXT_BYTES).unwrap_or_default();
-    for (i, line) in text.lines().enumerate() {
-        let Some(rest) = line.trim_start().strip_prefix(key) else {
-            continue;
-        };
-        let Some(value) = rest.trim_start().strip_prefix('=') else {
-            continue;
-        };
-        let value = value.trim_start();
-        // The spec starts after the opening quote.
-        let start = line.len() - value.len() + 2;
-        let spec = value.get(1..).unwrap_or("");
-        let offset = match needle {
-            Err(column) => column.saturating_sub(1),
-            Ok(n) => spec.find(&n).unwrap_or(0),
-        };
-        return Error::File {
-            path: path.display().to_string(),
-            line: i + 1,
-            column: start + offset,
-            message: e.to_string(),
-        };
+    let Some((line, column, value)) = value_of(path, key) else {
+        return e;
+    };
+    // The spec starts after the opening quote.
+    let spec = value.get(1..).unwrap_or("");
+    let offset = match needle {
+        Err(spec_column) => spec_column.saturating_sub(1),
+        Ok(n) => spec.find(&n).unwrap_or(0),
+    };
+    Error::File {
+        path: path.display().to_string(),
+        line,
+        column: column + 1 + offset,
+        message: e.to_string(),
     }
-    e
 }
 
 /// Converts a TOML error into a positioned [`Error::File`].
