@@ -151,6 +151,12 @@ impl<'a> Params<'a> {
         Ok(Params { kind, spec })
     }
 
+    /// The parameters of a spec whose keys are checked already: the common keys a registry's
+    /// [`Registry::build_with`] accepted, read by its caller.
+    pub fn checked(kind: &'static str, spec: &'a Spec) -> Self {
+        Params { kind, spec }
+    }
+
     /// The component's name as written.
     pub fn name(&self) -> &str {
         &self.spec.name
@@ -253,6 +259,13 @@ impl<T> Registry<T> {
 
     /// Builds the component a parsed spec names.
     pub fn build(&self, spec: &Spec) -> Result<T> {
+        self.build_with(spec, &[])
+    }
+
+    /// Builds the component a parsed spec names, accepting besides its own keys the `common` ones
+    /// every entry of the registry takes (a placement's `busy`), which the caller reads itself: an
+    /// unknown key's error lists both, and the builder's errors quote the spec as written.
+    pub fn build_with(&self, spec: &Spec, common: &[&str]) -> Result<T> {
         let entry = self
             .entries
             .iter()
@@ -262,7 +275,8 @@ impl<T> Registry<T> {
                 name: spec.name.clone(),
                 accepted: self.names().join(", "),
             })?;
-        (entry.build)(&Params::new(self.kind, spec, entry.keys)?)
+        let accepted: Vec<&str> = entry.keys.iter().chain(common).copied().collect();
+        (entry.build)(&Params::new(self.kind, spec, &accepted)?)
     }
 
     /// The accepted names.

@@ -243,6 +243,62 @@ fn bad_specs_are_clear_errors() {
     );
 }
 
+/// A placement's errors quote its spec as written (the policy's `seed` or `path` beside `busy`), and
+/// an unknown key's list of accepted ones has `busy` and `busy_seed`, which every policy takes.
+#[test]
+fn placement_errors_quote_the_spec_and_list_every_key() {
+    let place = |spec: &str| {
+        [
+            "run",
+            "--topology",
+            "fat-tree:k=4,n=2",
+            "--workload",
+            "bu:size=10",
+            "--placement",
+        ]
+        .into_iter()
+        .chain([spec])
+        .map(String::from)
+        .collect::<Vec<_>>()
+    };
+    for (spec, needle) in [
+        (
+            "random:seed=3,busy=2",
+            "error: placement `random:seed=3,busy=2`: busy=2 must be a fraction in 0..1",
+        ),
+        (
+            "random:seed=3,busy_seed=4",
+            "error: placement `random:seed=3,busy_seed=4`: busy_seed needs busy=F",
+        ),
+        (
+            "file:path=map.txt,busy=x",
+            "error: placement `file:path=map.txt,busy=x`: busy=x must be a fraction in 0..1",
+        ),
+        (
+            "file:busy=0.5",
+            "error: placement `file:busy=0.5`: needs path=FILE",
+        ),
+        (
+            "random:seed=3,x=1",
+            "placement `random` has no parameter `x`; accepted: seed, busy, busy_seed\n",
+        ),
+        (
+            "file:path=map.txt,x=1",
+            "placement `file` has no parameter `x`; accepted: path, busy, busy_seed\n",
+        ),
+        (
+            "consecutive:busy=0.5,x=1",
+            "placement `consecutive` has no parameter `x`; accepted: busy, busy_seed\n",
+        ),
+    ] {
+        let args = place(spec);
+        rejects(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            &[needle],
+        );
+    }
+}
+
 #[test]
 fn bad_config_files_give_file_line_column() {
     let dir = std::env::temp_dir().join(format!("netreplay-badcfg-{}", std::process::id()));

@@ -5,23 +5,14 @@
 use super::{Available, Placement};
 use crate::error::Result;
 use crate::rng::Rng;
-use crate::spec::{Params, Spec};
+use crate::spec::Params;
 use crate::topology::Topology;
 
-/// Takes `busy` and `busy_seed` off a placement spec: (fraction, seed) if `busy` was given.
-pub(super) fn take_params(spec: &mut Spec) -> Result<Option<(f64, Option<u64>)>> {
-    let mut taken = Spec {
-        name: spec.name.clone(),
-        params: Vec::new(),
-    };
-    spec.params.retain(|(k, v)| {
-        let ours = k == "busy" || k == "busy_seed";
-        if ours {
-            taken.params.push((k.clone(), v.clone()));
-        }
-        !ours
-    });
-    let p = Params::new("placement", &taken, &["busy", "busy_seed"])?;
+/// The keys every placement spec takes for this mode.
+pub(super) const KEYS: &[&str] = &["busy", "busy_seed"];
+
+/// `busy` and `busy_seed` of a placement spec: (fraction, seed) if `busy` was given.
+pub(super) fn busy(p: &Params) -> Result<Option<(f64, Option<u64>)>> {
     let Some(text) = p.raw("busy") else {
         if p.raw("busy_seed").is_some() {
             return Err(p.invalid("busy_seed needs busy=F"));

@@ -14,7 +14,7 @@ mod random;
 mod round_robin;
 
 use crate::error::{Error, Result};
-use crate::spec::{Registry, Spec};
+use crate::spec::{Params, Registry, Spec};
 use crate::topology::Topology;
 
 /// Every placement policy, by spec name. One line per policy.
@@ -34,9 +34,11 @@ pub static REGISTRY: Registry<Box<dyn Placement>> = Registry {
 /// takes `busy=F` (and `busy_seed=N`): a fraction F of the nodes, chosen at random, is taken by other
 /// work before the policy places on what is free.
 pub fn build(text: &str) -> Result<Box<dyn Placement>> {
-    let mut spec = Spec::parse(REGISTRY.kind, text)?;
-    let fragment = fragmented::take_params(&mut spec)?;
-    let policy = REGISTRY.build(&spec)?;
+    let spec = Spec::parse(REGISTRY.kind, text)?;
+    // The policy sees the whole spec, so that its errors quote what was written and an unknown
+    // key's lists `busy` and `busy_seed` among the accepted ones.
+    let policy = REGISTRY.build_with(&spec, fragmented::KEYS)?;
+    let fragment = fragmented::busy(&Params::checked(REGISTRY.kind, &spec))?;
     Ok(match fragment {
         Some((busy, seed)) => Box::new(fragmented::Fragmented::new(policy, busy, seed)),
         None => policy,
