@@ -370,6 +370,75 @@ fn bad_config_files_give_file_line_column() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A campaign config's specs are placed as a run config's are, at the occurrence that holds the bad
+/// spec: the candidate whose `topology` or `placement` it is (after others that set the same key),
+/// the element of a `workloads` array spread over lines, the `cost`. Nothing is written.
+#[test]
+fn bad_campaign_specs_give_file_line_column() {
+    let dir = std::env::temp_dir().join(format!("netreplay-badcampaign-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("c.toml");
+    let out = dir.join("out");
+    let candidates = |second: &str| {
+        format!(
+            "[[candidate]]\nlabel = \"a\"\ntopology = \"fat-tree:k=4,n=2\"\nplacement = \"random:seed=1\"\n\n\
+             [[candidate]]\nlabel = \"b\"\n{second}\n"
+        )
+    };
+    let head = "reference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n";
+    for (text, at) in [
+        (
+            format!("{head}{}", candidates("topology = \"fat-tree:k=0,n=2\"")),
+            "11:22: topology `fat-tree`: parameter `k` = 0 is out of range",
+        ),
+        (
+            format!("{head}{}", candidates("topology = 'fat-tree:k=4,,n=2'")),
+            "11:26: malformed topology spec",
+        ),
+        (
+            format!(
+                "{head}{}",
+                candidates("topology = \"fat-tree:k=4,n=2\"\nplacement = \"random:sed=1\"")
+            ),
+            "12:21: placement `random` has no parameter `sed`",
+        ),
+        (
+            format!(
+                "reference = \"a\"\nsizes = [10]\nworkloads = [\n    \"bu\",\n    \"wf\", \"bu:x=1\",\n]\n{}",
+                candidates("topology = \"fat-tree:k=4,n=2\"")
+            ),
+            "5:15: workload `bu` has no parameter `x`",
+        ),
+        (
+            format!(
+                "reference = \"a\"\nsizes = [10]\nworkloads = [\"bu\", \"bx\"]\n{}",
+                candidates("topology = \"fat-tree:k=4,n=2\"")
+            ),
+            "3:21: unknown workload `bx`",
+        ),
+        (
+            format!(
+                "{head}cost = \"seed04\"\n{}",
+                candidates("topology = \"fat-tree:k=4,n=2\"")
+            ),
+            "4:9: unknown cost model `seed04`",
+        ),
+    ] {
+        std::fs::write(&cfg, &text).unwrap();
+        rejects(
+            &[
+                "campaign",
+                cfg.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+            &[&format!("error: {}:{at}", cfg.display())],
+        );
+        assert!(!out.exists(), "{at}: the results directory was written");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The stdout of a command that must succeed.
 fn stdout(args: &[&str]) -> String {
     let out = netreplay(args);

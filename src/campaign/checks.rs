@@ -5,6 +5,7 @@
 use super::{CampaignConfig, analysis};
 use crate::cost::CostModel;
 use crate::error::{Error, Result};
+use std::path::Path;
 
 /// Refuses control characters (newline, carriage return, tab, escape, ...) in a name that is
 /// written into Slurm scripts, Markdown and CSV, where a newline would end a `#` comment and start a
@@ -55,15 +56,17 @@ pub fn check_unique(cfg: &CampaignConfig) -> Result<()> {
 /// Every generated workload can run with the rank count it gets on every candidate (`ranks`, the
 /// spec's own `ranks=`, else the candidate's node count): `bu` needs a power of two, the meshes a
 /// square or a cube. Each workload is built once (a trace is read once, not once per candidate).
-pub fn check_ranks(cfg: &CampaignConfig) -> Result<()> {
+/// A workload spec's error is placed in the config file at `path`, if it was read from one.
+pub fn check_ranks(cfg: &CampaignConfig, path: Option<&Path>) -> Result<()> {
     let nodes = cfg
         .candidates
         .iter()
         .map(|c| Ok(crate::topology::build(&c.topology)?.nodes()))
         .collect::<Result<Vec<u32>>>()?;
     for (w, size) in cfg.cells() {
-        let spec = cfg.workload_spec(&w, size)?;
-        let wl = crate::workload::build(&spec)?;
+        let at = |e| super::located(path, ("workload", "workloads"), &w, e);
+        let spec = cfg.workload_spec(&w, size).map_err(at)?;
+        let wl = crate::workload::build(&spec).map_err(at)?;
         for (c, &nodes) in cfg.candidates.iter().zip(&nodes) {
             let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(nodes);
             if ranks > nodes {

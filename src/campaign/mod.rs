@@ -134,13 +134,22 @@ impl CampaignConfig {
             .check_values()
             .map_err(|e| run::locate(path, e))?;
         cfg.check_networks().map_err(|e| run::locate(path, e))?;
-        cfg.validate()
-            .map_err(|e| Error::Invalid(format!("{}: {e}", path.display())))?;
+        cfg.validate_in(Some(path)).map_err(|e| match e {
+            // Already placed in this file (a spec's parameter); another file's error is prefixed.
+            Error::File { path: ref at, .. } if Path::new(at) == path => e,
+            e => Error::Invalid(format!("{}: {e}", path.display())),
+        })?;
         Ok(cfg)
     }
 
     /// Checks labels, the reference, every spec and the weights before anything runs.
     pub fn validate(&self) -> Result<()> {
+        self.validate_in(None)
+    }
+
+    /// [`CampaignConfig::validate`], with the errors of the specs read from the file at `path`
+    /// placed at their `file:line:column` ([`located`]).
+    fn validate_in(&self, path: Option<&Path>) -> Result<()> {
         if self.candidates.is_empty() || self.workloads.is_empty() {
             return Err(Error::Invalid(
                 "a campaign needs at least one [[candidate]] and one workload".into(),
@@ -154,8 +163,11 @@ impl CampaignConfig {
                     c.label
                 )));
             }
-            let topo = crate::topology::build(&c.topology)?;
-            crate::placement::build(c.placement.as_deref().unwrap_or("consecutive"))?;
+            let topo = crate::topology::build(&c.topology)
+                .map_err(|e| located(path, ("topology", "topology"), &c.topology, e))?;
+            let placement = c.placement.as_deref().unwrap_or("consecutive");
+            crate::placement::build(placement)
+                .map_err(|e| located(path, ("placement", "placement"), placement, e))?;
             c.network(&self.network).validate(topo.as_ref())?;
         }
         if !self.candidates.iter().any(|c| c.label == self.reference) {
@@ -179,10 +191,13 @@ impl CampaignConfig {
         if let Some(table) = &self.cost_table {
             table.validate()?;
         }
-        let model = self.cost_model()?;
+        let model = self.cost_model().map_err(|e| match &self.cost {
+            Some(cost) => located(path, ("cost model", "cost"), cost, e),
+            None => e,
+        })?;
         // Every candidate must run every workload and be priced, or the campaign would fail after
         // running everything (or after writing its directory).
-        checks::check_ranks(self)?;
+        checks::check_ranks(self, path)?;
         checks::check_costs(self, model.as_ref())
     }
 
@@ -290,6 +305,20 @@ impl CampaignConfig {
             network: c.network(&self.network),
             ..RunConfig::default()
         })
+    }
+}
+
+/// `e`, an error of the spec `value` of kind `kind` that the config at `path` gives under `key`,
+/// placed at its `file:line:column` ([`run::locate_spec`]); as it is for a config not read from a file.
+pub(super) fn located(
+    path: Option<&Path>,
+    (kind, key): (&str, &str),
+    value: &str,
+    e: Error,
+) -> Error {
+    match path {
+        Some(path) => run::locate_spec(path, kind, key, value, e),
+        None => e,
     }
 }
 

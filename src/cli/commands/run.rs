@@ -91,12 +91,22 @@ fn locate_in_config(
     };
     // A config of jobs has a `workload` per job: which one erred is not known here.
     let from_file = [
-        ("topology", args.topology.is_none()),
-        ("workload", args.workload.is_none() && cfg.jobs.is_empty()),
-        ("placement", args.placement.is_none() && cfg.jobs.is_empty()),
+        ("topology", &cfg.topology, args.topology.is_none()),
+        (
+            "workload",
+            &cfg.workload,
+            args.workload.is_none() && cfg.jobs.is_empty(),
+        ),
+        (
+            "placement",
+            &cfg.placement,
+            args.placement.is_none() && cfg.jobs.is_empty(),
+        ),
     ];
     from_file
         .into_iter()
-        .filter(|&(_, from_file)| from_file)
-        .fold(e, |e, (key, _)| run::locate_spec(path, key, e))
+        .filter_map(|(key, value, from_file)| Some((key, value.as_deref().filter(|_| from_file)?)))
+        .fold(e, |e, (key, value)| {
+            run::locate_spec(path, key, key, value, e)
+        })
 }
