@@ -439,6 +439,74 @@ fn bad_campaign_specs_give_file_line_column() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A config value that must be one of a few names (the `[network]` enums, `selection`, `preset`, a
+/// candidate's `model`) lists them when it is none of them or not a string, at the value's place.
+#[test]
+fn named_values_list_the_accepted_names() {
+    let dir = std::env::temp_dir().join(format!("netreplay-names-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("n.toml");
+    for (line, message) in [
+        (
+            "credits = 0",
+            "n.toml:4:11: credits: expected one of \"packet\", \"phit\", got 0",
+        ),
+        (
+            "credits = \"flit\"",
+            "n.toml:4:11: credits: expected one of \"packet\", \"phit\", got \"flit\"",
+        ),
+        (
+            "credits = { phit = 1 }",
+            "n.toml:4:11: credits: expected one of \"packet\", \"phit\", got { phit = 1 }",
+        ),
+        (
+            "arbitration = 1",
+            "n.toml:4:15: arbitration: expected one of \"random\", \"round-robin\", got 1",
+        ),
+        (
+            "loser_retry = \"later\"",
+            "n.toml:4:15: loser_retry: expected one of \"next-cycle\", \"same-cycle\", got \"later\"",
+        ),
+        (
+            "model = true",
+            "n.toml:4:9: model: expected one of \"flit\", \"flow\", got true",
+        ),
+        (
+            "selection = 0",
+            "n.toml:4:13: selection: expected one of \"fsin\", \"fixed\", \"free\", \"fsin-poll\", got 0",
+        ),
+        (
+            "preset = 1",
+            "n.toml:4:10: preset: expected one of \"seed004\", \"fsin-paper\", \"fsin-default\", \"booksim-iq\", got 1",
+        ),
+    ] {
+        std::fs::write(
+            &cfg,
+            format!(
+                "topology = \"fat-tree:k=4,n=2\"\nworkload = \"bu:size=10\"\n[network]\n{line}\n"
+            ),
+        )
+        .unwrap();
+        rejects(&["run", cfg.to_str().unwrap()], &[&format!("{message}\n")]);
+    }
+    std::fs::write(
+        &cfg,
+        "reference = \"a\"\nsizes = [10]\nworkloads = [\"bu\"]\n[[candidate]]\nlabel = \"a\"\n\
+         topology = \"fat-tree:k=4,n=2\"\nmodel = \"fluid\"\n",
+    )
+    .unwrap();
+    rejects(
+        &[
+            "campaign",
+            cfg.to_str().unwrap(),
+            "--out",
+            dir.join("out").to_str().unwrap(),
+        ],
+        &["n.toml:7:9: model: expected one of \"flit\", \"flow\", got \"fluid\"\n"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The stdout of a command that must succeed.
 fn stdout(args: &[&str]) -> String {
     let out = netreplay(args);

@@ -3,12 +3,13 @@
 //! the key, array element or spec parameter it is about. Run, sweep and campaign configs share them.
 
 use crate::error::{Error, Result};
+use serde::Deserialize;
 use std::path::Path;
 use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 /// Reads any TOML config file (run, sweep, campaign); syntax, type and unknown-key errors carry
-/// file:line:column.
+/// file:line:column, and a value that must be one of a few names lists them ([`names_of`]).
 pub fn load_toml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T> {
     let text = crate::input::read_text(path, "a config", crate::input::MAX_TEXT_BYTES)?;
     toml::from_str(&text).map_err(|e| toml_error(path, &text, &e))
@@ -145,13 +146,97 @@ fn line_column(text: &str, offset: usize) -> (usize, usize) {
     )
 }
 
-/// Converts a TOML error into a positioned [`Error::File`].
+/// Converts a TOML error into a positioned [`Error::File`]; one in the value of a key that takes
+/// one of a few names says which ([`names_of`]) instead of TOML's "wanted string or table".
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> Error {
-    let (line, column) = line_column(text, e.span().map_or(0, |s| s.start));
+    let offset = e.span().map_or(0, |s| s.start);
+    let (offset, message) =
+        expected_names(text, offset).unwrap_or_else(|| (offset, e.message().to_string()));
+    let (line, column) = line_column(text, offset);
     Error::File {
         path: path.display().to_string(),
         line,
         column,
-        message: e.message().to_string(),
+        message,
+    }
+}
+
+/// When byte `offset` of the config `text` is in the value of a key [`names_of`] knows (a table's
+/// error may point inside it): where that value starts, and `KEY: expected one of "a", "b", got
+/// VALUE` (VALUE as written).
+fn expected_names(text: &str, offset: usize) -> Option<(usize, String)> {
+    let doc = DeTable::parse(text).ok()?;
+    let mut found = None;
+    each_key(doc.get_ref(), &mut |k, v| {
+        if found.is_none() && v.span().contains(&offset) {
+            found = names_of(k).map(|names| (k.to_string(), names, v.span()));
+        }
+    });
+    let (key, names, span) = found?;
+    let names: Vec<String> = names.iter().map(|n| format!("\"{n}\"")).collect();
+    let message = format!(
+        "{key}: expected one of {}, got {}",
+        names.join(", "),
+        text.get(span.clone())?.trim()
+    );
+    Some((span.start, message))
+}
+
+/// The names a config key takes when it takes one of a fixed few: the `[network]` enums (a
+/// campaign candidate's `model` too), the output selection policies and the presets.
+fn names_of(key: &str) -> Option<Vec<&'static str>> {
+    use crate::network::{Arbitration, CreditUnit, LoserRetry, Model, PRESETS, selection};
+    Some(match key {
+        "credits" => variants::<CreditUnit>().to_vec(),
+        "arbitration" => variants::<Arbitration>().to_vec(),
+        "loser_retry" => variants::<LoserRetry>().to_vec(),
+        "model" => variants::<Model>().to_vec(),
+        "selection" => selection::POLICIES.iter().map(|p| p.name).collect(),
+        "preset" => PRESETS.iter().map(|p| p.name).collect(),
+        _ => return None,
+    })
+}
+
+/// The names the serde enum `T` is written as in a config, asked of its own `Deserialize` (so the
+/// list follows the type's variants and renames).
+fn variants<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
+    /// What the probe found: the names an enum asked for, none for anything else.
+    #[derive(Debug)]
+    struct Found(&'static [&'static str]);
+    impl std::fmt::Display for Found {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "{:?}", self.0)
+        }
+    }
+    impl std::error::Error for Found {}
+    impl serde::de::Error for Found {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Found(&[])
+        }
+    }
+    /// A deserializer that has no value and stops at the first request.
+    struct Probe;
+    impl<'de> serde::Deserializer<'de> for Probe {
+        type Error = Found;
+        fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Found> {
+            Err(Found(&[]))
+        }
+        fn deserialize_enum<V: serde::de::Visitor<'de>>(
+            self,
+            _: &'static str,
+            variants: &'static [&'static str],
+            _: V,
+        ) -> Result<V::Value, Found> {
+            Err(Found(variants))
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+            option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier
+            ignored_any
+        }
+    }
+    match T::deserialize(Probe) {
+        Err(Found(names)) => names,
+        Ok(_) => &[],
     }
 }
