@@ -151,8 +151,8 @@ impl<'a> Params<'a> {
         Ok(Params { kind, spec })
     }
 
-    /// The parameters of a spec whose keys are checked already: the common keys a registry's
-    /// [`Registry::build_with`] accepted, read by its caller.
+    /// The parameters of a spec whose keys [`Registry::build_with`] checks (before or after), for
+    /// its caller to read the common keys it accepts: a placement's `busy`, a workload's `ranks`.
     pub fn checked(kind: &'static str, spec: &'a Spec) -> Self {
         Params { kind, spec }
     }

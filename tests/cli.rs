@@ -299,6 +299,24 @@ fn placement_errors_quote_the_spec_and_list_every_key() {
     }
 }
 
+/// A workload's unknown key is refused with `ranks`, which every workload takes, among the accepted
+/// keys, as a placement's lists `busy`.
+#[test]
+fn workload_errors_list_ranks_among_the_keys() {
+    for (spec, needle) in [
+        (
+            "bu:ranks=4,sizee=10",
+            "error: workload `bu` has no parameter `sizee`; accepted: size, ranks\n",
+        ),
+        ("trace:file=t.trc,ranks=4,x=1", ", compute, ranks\n"),
+    ] {
+        rejects(
+            &["run", "--topology", "fat-tree:k=4,n=2", "--workload", spec],
+            &[needle],
+        );
+    }
+}
+
 #[test]
 fn bad_config_files_give_file_line_column() {
     let dir = std::env::temp_dir().join(format!("netreplay-badcfg-{}", std::process::id()));

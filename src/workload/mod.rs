@@ -6,7 +6,7 @@
 mod generators;
 
 use crate::error::Result;
-use crate::spec::{Registry, Spec};
+use crate::spec::{Params, Spec};
 
 use crate::program::Generator;
 pub use generators::REGISTRY;
@@ -20,12 +20,15 @@ pub struct WorkloadSpec {
     pub ranks: Option<u32>,
 }
 
-/// A workload spec parsed once, at the edge: the generator's spec (its name and parameters) with
-/// the rank count taken off, before anything is built (a run checks a trace's declared ranks against
-/// the network before reading it).
+/// The keys every workload spec takes besides its generator's own, read here rather than by the
+/// generator: `ranks=N`.
+pub const KEYS: &[&str] = &["ranks"];
+
+/// A workload spec parsed once, at the edge: the spec as written and the rank count it gives, before
+/// anything is built (a run checks a trace's declared ranks against the network before reading it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Parsed {
-    /// The generator's name and parameters, `ranks` excepted.
+    /// The generator's name and parameters as written, `ranks` included.
     pub spec: Spec,
     /// `ranks=` if given.
     pub ranks: Option<u32>,
@@ -41,10 +44,11 @@ impl Parsed {
             .map(|(_, v)| v.as_str())
     }
 
-    /// Builds the generator (a trace is read now).
+    /// Builds the generator (a trace is read now). It sees the whole spec, so that its errors quote
+    /// what was written and an unknown key's lists [`KEYS`] beside the generator's own.
     pub fn build(&self) -> Result<WorkloadSpec> {
         Ok(WorkloadSpec {
-            generator: Registry::build(&REGISTRY, &self.spec)?,
+            generator: REGISTRY.build_with(&self.spec, KEYS)?,
             ranks: self.ranks,
         })
     }
@@ -52,28 +56,19 @@ impl Parsed {
 
 impl std::fmt::Display for Parsed {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.spec)?;
-        match (self.ranks, self.spec.params.is_empty()) {
-            (Some(r), true) => write!(f, ":ranks={r}"),
-            (Some(r), false) => write!(f, ",ranks={r}"),
-            (None, _) => Ok(()),
-        }
+        write!(f, "{}", self.spec)
     }
 }
 
-/// Parses a workload spec; `ranks` is accepted by every generator and taken off here.
+/// Parses a workload spec and reads its `ranks`, which every generator accepts; the other keys are
+/// checked when it is built ([`Parsed::build`]).
 pub fn parse(text: &str) -> Result<Parsed> {
-    let mut spec = Spec::parse(REGISTRY.kind, text)?;
-    let mut ranks = None;
-    if let Some(i) = spec.params.iter().position(|(k, _)| k == "ranks") {
-        let (_, v) = spec.params.remove(i);
-        let rank_spec = Spec {
-            name: spec.name.clone(),
-            params: vec![("ranks".to_string(), v)],
-        };
-        let p = crate::spec::Params::new(REGISTRY.kind, &rank_spec, &["ranks"])?;
-        ranks = Some(p.u32_in("ranks", None, 2, crate::topology::MAX_NODES as u32)?);
-    }
+    let spec = Spec::parse(REGISTRY.kind, text)?;
+    let p = Params::checked(REGISTRY.kind, &spec);
+    let ranks = match p.raw("ranks") {
+        Some(_) => Some(p.u32_in("ranks", None, 2, crate::topology::MAX_NODES as u32)?),
+        None => None,
+    };
     Ok(Parsed { spec, ranks })
 }
 
@@ -97,5 +92,24 @@ mod tests {
         assert_eq!(parsed.param("file"), Some("x.trc"));
         assert_eq!((parsed.param("ranks"), parsed.ranks), (None, None));
         assert!(parse("bu:ranks=1").is_err());
+    }
+
+    /// The generator is handed the spec as written, `ranks` included, and accepts `ranks` beside
+    /// its own keys: an unknown key's error lists it.
+    #[test]
+    fn the_generator_sees_the_spec_as_written_and_ranks_is_listed() {
+        let parsed = parse("bu:ranks=4,size=10").unwrap();
+        assert_eq!(parsed.spec.to_string(), "bu:ranks=4,size=10");
+        assert_eq!(parsed.ranks, Some(4));
+        assert_eq!(
+            build("bu:ranks=4,sizee=10").unwrap_err().to_string(),
+            "workload `bu` has no parameter `sizee`; accepted: size, ranks"
+        );
+        let e = build("trace:ranks=4,x=1").unwrap_err().to_string();
+        assert!(
+            e.starts_with("workload `trace` has no parameter `x`; accepted: file,")
+                && e.ends_with(", compute, ranks"),
+            "{e}"
+        );
     }
 }
