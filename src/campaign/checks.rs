@@ -64,7 +64,7 @@ pub fn check_ranks(cfg: &CampaignConfig, path: Option<&Path>) -> Result<()> {
         .map(|c| Ok(crate::topology::build(&c.topology)?.nodes()))
         .collect::<Result<Vec<u32>>>()?;
     for (w, size) in cfg.cells() {
-        let at = |e| super::located(path, ("workload", "workloads"), &w, e);
+        let at = |e| crate::run::locate_spec(path, ("workload", "workloads"), &w, e);
         let spec = cfg.workload_spec(&w, size).map_err(at)?;
         let wl = crate::workload::build(&spec).map_err(at)?;
         for (c, &nodes) in cfg.candidates.iter().zip(&nodes) {

@@ -148,7 +148,7 @@ impl CampaignConfig {
     }
 
     /// [`CampaignConfig::validate`], with the errors of the specs read from the file at `path`
-    /// placed at their `file:line:column` ([`located`]).
+    /// placed at their `file:line:column` ([`run::locate_spec`]).
     fn validate_in(&self, path: Option<&Path>) -> Result<()> {
         if self.candidates.is_empty() || self.workloads.is_empty() {
             return Err(Error::Invalid(
@@ -164,10 +164,10 @@ impl CampaignConfig {
                 )));
             }
             let topo = crate::topology::build(&c.topology)
-                .map_err(|e| located(path, ("topology", "topology"), &c.topology, e))?;
+                .map_err(|e| run::locate_spec(path, ("topology", "topology"), &c.topology, e))?;
             let placement = c.placement.as_deref().unwrap_or("consecutive");
             crate::placement::build(placement)
-                .map_err(|e| located(path, ("placement", "placement"), placement, e))?;
+                .map_err(|e| run::locate_spec(path, ("placement", "placement"), placement, e))?;
             c.network(&self.network).validate(topo.as_ref())?;
         }
         if !self.candidates.iter().any(|c| c.label == self.reference) {
@@ -192,7 +192,7 @@ impl CampaignConfig {
             table.validate()?;
         }
         let model = self.cost_model().map_err(|e| match &self.cost {
-            Some(cost) => located(path, ("cost model", "cost"), cost, e),
+            Some(cost) => run::locate_spec(path, ("cost model", "cost"), cost, e),
             None => e,
         })?;
         // Every candidate must run every workload and be priced, or the campaign would fail after
@@ -305,20 +305,6 @@ impl CampaignConfig {
             network: c.network(&self.network),
             ..RunConfig::default()
         })
-    }
-}
-
-/// `e`, an error of the spec `value` of kind `kind` that the config at `path` gives under `key`,
-/// placed at its `file:line:column` ([`run::locate_spec`]); as it is for a config not read from a file.
-pub(super) fn located(
-    path: Option<&Path>,
-    (kind, key): (&str, &str),
-    value: &str,
-    e: Error,
-) -> Error {
-    match path {
-        Some(path) => run::locate_spec(path, kind, key, value, e),
-        None => e,
     }
 }
 

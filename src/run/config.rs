@@ -93,8 +93,12 @@ fn each_key<'t, 'i>(
 /// Places an error in the spec string `value` (of kind `kind`) that a config at `path` gives under
 /// `key` (`topology = "..."`, or an element of `workloads = [...]`) at its `file:line:column`: the
 /// column of the spec's bad character or parameter where the error names one, else of the value.
-/// Errors of other kinds, or of a spec the file does not give there, are returned as they are.
-pub fn locate_spec(path: &Path, kind: &str, key: &str, value: &str, e: Error) -> Error {
+/// Errors of other kinds, of a spec the file does not give there, or of a config not read from a
+/// file (`path` none) are returned as they are.
+pub fn locate_spec(path: Option<&Path>, (kind, key): (&str, &str), value: &str, e: Error) -> Error {
+    let Some(path) = path else {
+        return e;
+    };
     let (of, needle) = match &e {
         Error::SpecSyntax { kind, column, .. } => (*kind, Err(*column)),
         Error::UnknownName { kind, name, .. } => (*kind, Ok(name.clone())),

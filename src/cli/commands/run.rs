@@ -107,6 +107,6 @@ fn locate_in_config(
         .into_iter()
         .filter_map(|(key, value, from_file)| Some((key, value.as_deref().filter(|_| from_file)?)))
         .fold(e, |e, (key, value)| {
-            run::locate_spec(path, key, key, value, e)
+            run::locate_spec(Some(path), (key, key), value, e)
         })
 }
