@@ -41,8 +41,9 @@ pub struct RunConfig {
     pub jobs: Vec<JobConfig>,
 }
 
-/// What a run takes besides its config, none of it part of the TOML schema: limits, progress and
-/// instruments, which the command line sets (`run` flags) and a campaign leaves at their defaults.
+/// What a run takes besides its config, none of it part of the TOML schema: limits, progress,
+/// instruments and where the config was read from, which the command line sets (`run` flags) and a
+/// campaign leaves at their defaults.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunOptions {
     /// Refuse the run when its memory estimate passes this many bytes (`--max-memory`; default: the
@@ -59,6 +60,10 @@ pub struct RunOptions {
     /// Count output-port conflicts and packets received per cycle into the report's `counters`
     /// (`--received-per-cycle`, `--html`), in at most `bins` time bins.
     pub counters: bool,
+    /// The config file the run was read from (`run CONFIG`): a spec error of one of its `[[jobs]]`
+    /// is placed at that job's value there ([`locate_spec`]). The run's other specs may come from
+    /// flags, so their errors are the caller's to place.
+    pub config: Option<std::path::PathBuf>,
 }
 
 impl RunOptions {

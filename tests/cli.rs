@@ -388,6 +388,53 @@ fn bad_config_files_give_file_line_column() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A spec of one of a run config's `[[jobs]]` is placed at that job's value, after an earlier job
+/// that sets the same key; the run's own `placement`, which a job without one takes, at its line.
+#[test]
+fn bad_job_specs_give_file_line_column() {
+    let dir = std::env::temp_dir().join(format!("netreplay-badjobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("jobs.toml");
+    let jobs = |second: &str| {
+        format!(
+            "topology = \"fat-tree:k=4,n=2\"\n\n[[jobs]]\nworkload = \"bu:size=10,ranks=4\"\n\
+             placement = \"random:seed=3\"\n\n[[jobs]]\n{second}\n"
+        )
+    };
+    for (text, at) in [
+        (
+            jobs("workload = \"bu:size=0,ranks=4\""),
+            "8:16: workload `bu`: parameter `size` = 0 is out of range",
+        ),
+        (
+            jobs("workload = \"bu:size=10,,ranks=4\""),
+            "8:24: malformed workload spec",
+        ),
+        (
+            jobs("workload = \"bx:size=10,ranks=4\""),
+            "8:13: unknown workload `bx`",
+        ),
+        (
+            jobs("workload = \"bu:size=10,ranks=4\"\nplacement = \"random:seed=3,x=1\""),
+            "9:28: placement `random` has no parameter `x`",
+        ),
+        (
+            format!(
+                "placement = \"random:sed=1\"\n{}",
+                jobs("workload = \"bu:size=10,ranks=4\"")
+            ),
+            "1:21: placement `random` has no parameter `sed`",
+        ),
+    ] {
+        std::fs::write(&cfg, &text).unwrap();
+        rejects(
+            &["run", cfg.to_str().unwrap()],
+            &[&format!("error: {}:{at}", cfg.display())],
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A campaign config's specs are placed as a run config's are, at the occurrence that holds the bad
 /// spec: the candidate whose `topology` or `placement` it is (after others that set the same key),
 /// the element of a `workloads` array spread over lines, the `cost`. Nothing is written.

@@ -46,6 +46,7 @@ pub(super) fn run(args: &RunArgs) -> Result<(RunConfig, RunOptions)> {
         link_load: args.link_load.is_some() || html_series,
         bins: args.bins.map(|b| b as usize),
         counters: args.received_per_cycle.is_some() || html_series,
+        config: args.config.clone(),
     };
     Ok((cfg, options))
 }
@@ -165,6 +166,7 @@ mod tests {
                 link_load: true,
                 bins: Some(9),
                 counters: true,
+                config: Some(path),
             }
         );
     }

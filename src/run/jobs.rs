@@ -39,6 +39,11 @@ pub(super) fn execute_jobs(
             "give either one workload or [[jobs]], not both".into(),
         ));
     }
+    // A job's own spec is placed in the config file; the run's placement, which a job without one
+    // takes, may come from a flag and is the caller's to place.
+    let located = |key: &str, value: &str, e| {
+        super::locate_spec(options.config.as_deref(), (key, key), value, e)
+    };
     let mut available = placement::Available::all(topo.nodes());
     let mut built = Vec::new();
     let mut clocks = Vec::new();
@@ -51,9 +56,10 @@ pub(super) fn execute_jobs(
                 network::MAX_CYCLE
             )));
         }
-        let parsed = workload::parse(&job.workload)?;
+        let at = |e| located("workload", &job.workload, e);
+        let parsed = workload::parse(&job.workload).map_err(at)?;
         check_declared_ranks(&parsed, topo)?;
-        let wl = parsed.build()?;
+        let wl = parsed.build().map_err(at)?;
         if wl.generator.jobs().is_some() {
             return Err(Error::Invalid(format!(
                 "job {i} (`{}`): a multi-job trace is several jobs already; give it as the run's \
@@ -72,7 +78,10 @@ pub(super) fn execute_jobs(
             .as_deref()
             .or(config.placement.as_deref())
             .unwrap_or("consecutive");
-        let place = placement::build(spec)?;
+        let place = placement::build(spec).map_err(|e| match &job.placement {
+            Some(own) => located("placement", own, e),
+            None => e,
+        })?;
         let nodes = place
             .place_on(ranks, topo, &available, seed)
             .map_err(|e| Error::Invalid(format!("job {i} (`{}`): {e}", job.workload)))?;

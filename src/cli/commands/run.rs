@@ -89,7 +89,8 @@ fn locate_in_config(
     let Some(path) = &args.config else {
         return e;
     };
-    // A config of jobs has a `workload` per job: which one erred is not known here.
+    // The `workload` and `placement` of each of `[[jobs]]` are placed by the run, which knows which
+    // job erred (`RunOptions::config`); the run's `placement` is the one a job without its own takes.
     let from_file = [
         ("topology", &cfg.topology, args.topology.is_none()),
         (
@@ -97,11 +98,7 @@ fn locate_in_config(
             &cfg.workload,
             args.workload.is_none() && cfg.jobs.is_empty(),
         ),
-        (
-            "placement",
-            &cfg.placement,
-            args.placement.is_none() && cfg.jobs.is_empty(),
-        ),
+        ("placement", &cfg.placement, args.placement.is_none()),
     ];
     from_file
         .into_iter()
