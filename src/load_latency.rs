@@ -41,7 +41,7 @@ pub struct SweepConfig {
 }
 
 /// What a sweep takes besides its config, none of it part of the TOML schema: the command line's
-/// limit and progress (`load-latency` flags).
+/// limit and progress (`load-latency` flags), and where the config was read from.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SweepOptions {
     /// How the sweep shows its progress on stderr (`--progress`, `--quiet`; off by default here).
@@ -49,6 +49,10 @@ pub struct SweepOptions {
     /// Refuse the sweep when its memory estimate passes this many bytes (`--max-memory`; default:
     /// the memory available on the machine).
     pub max_memory: Option<u64>,
+    /// The config file the sweep was read from (`load-latency CONFIG`): an error in one of its
+    /// `topologies`, its `traffic` or its `cost` is placed at that value there
+    /// ([`crate::run::locate_spec`]); a spec the file does not give (a flag's) keeps no position.
+    pub config: Option<std::path::PathBuf>,
 }
 
 impl SweepConfig {
@@ -129,8 +133,14 @@ pub fn sweep_with(cfg: &SweepConfig, options: &SweepOptions) -> Result<Vec<Curve
             "no topology given: pass --topology SPEC (once per curve)".into(),
         ));
     }
-    let pattern = traffic::build(cfg.traffic.as_deref().unwrap_or("uniform"))?;
-    let pricing = crate::cost::build(cfg.cost.as_deref().unwrap_or(crate::cost::DEFAULT))?;
+    let located = |kind_key, spec: &str, e| {
+        crate::run::locate_spec(options.config.as_deref(), kind_key, spec, e)
+    };
+    let traffic = cfg.traffic.as_deref().unwrap_or("uniform");
+    let pattern =
+        traffic::build(traffic).map_err(|e| located(("traffic", "traffic"), traffic, e))?;
+    let cost = cfg.cost.as_deref().unwrap_or(crate::cost::DEFAULT);
+    let pricing = crate::cost::build(cost).map_err(|e| located(("cost model", "cost"), cost, e))?;
     let mut loads = parse_loads(cfg.loads.as_deref().unwrap_or("0.05:1.0:0.05"))?;
     loads.sort_by(f64::total_cmp);
     cfg.open_loop.validate()?;
@@ -138,7 +148,7 @@ pub fn sweep_with(cfg: &SweepConfig, options: &SweepOptions) -> Result<Vec<Curve
     let topos = cfg
         .topologies
         .iter()
-        .map(|t| topology::build(t))
+        .map(|t| topology::build(t).map_err(|e| located(("topology", "topologies"), t, e)))
         .collect::<Result<Vec<_>>>()?;
     let routings = if cfg.routings.is_empty() {
         vec![cfg.network.routing.clone()]

@@ -435,6 +435,57 @@ fn bad_job_specs_give_file_line_column() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A load-latency config's specs are placed as a run config's are: the element of `topologies`
+/// that is the bad spec (on any line of the array), the `traffic`, the `cost`. A flag's spec that
+/// the file does not give has no position.
+#[test]
+fn bad_sweep_specs_give_file_line_column() {
+    let dir = std::env::temp_dir().join(format!("netreplay-badsweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cfg = dir.join("sweep.toml");
+    let sweep = |topologies: &str, rest: &str| {
+        format!("topologies = {topologies}\nloads = \"0.1\"\n{rest}")
+    };
+    for (text, at) in [
+        (
+            sweep("[\"torus:k=4,n=2\", \"torus:k=0,n=2\"]", ""),
+            "1:39: topology `torus`: parameter `k` = 0 is out of range",
+        ),
+        (
+            sweep("[\n  \"torus:k=4,n=2\",\n  \"torus:k=4,,n=2\",\n]", ""),
+            "3:14: malformed topology spec `torus:k=4,,n=2` at column 11",
+        ),
+        (
+            sweep(
+                "[\"torus:k=4,n=2\"]",
+                "traffic = \"hotspot:fractionn=0.1\"\n",
+            ),
+            "3:20: traffic `hotspot` has no parameter `fractionn`",
+        ),
+        (
+            sweep("[\"torus:k=4,n=2\"]", "cost = \"seed0000\"\n"),
+            "3:9: unknown cost model `seed0000`",
+        ),
+    ] {
+        std::fs::write(&cfg, &text).unwrap();
+        rejects(
+            &["load-latency", cfg.to_str().unwrap()],
+            &[&format!("error: {}:{at}", cfg.display())],
+        );
+    }
+    std::fs::write(&cfg, sweep("[\"torus:k=0,n=2\"]", "")).unwrap();
+    rejects(
+        &[
+            "load-latency",
+            cfg.to_str().unwrap(),
+            "--topology",
+            "torus:k=1,n=2",
+        ],
+        &["netreplay: error: topology `torus`: parameter `k` = 1"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A campaign config's specs are placed as a run config's are, at the occurrence that holds the bad
 /// spec: the candidate whose `topology` or `placement` it is (after others that set the same key),
 /// the element of a `workloads` array spread over lines, the `cost`. Nothing is written.

@@ -75,6 +75,7 @@ pub(super) fn sweep(args: &LoadLatencyArgs) -> Result<(SweepConfig, SweepOptions
     let options = SweepOptions {
         progress: args.show.show(),
         max_memory: args.max_memory,
+        config: args.config.clone(),
     };
     Ok((cfg, options))
 }
