@@ -155,6 +155,47 @@ fn rendezvous_waits_for_the_receive_then_moves_the_data() {
     assert_eq!(replay("fat-tree:k=4,n=2", &small).2, 1000);
 }
 
+/// A message's latency is the application's: from its send's posting to its data's consumption, the
+/// request-to-send and clear-to-send counted in it and not as messages of their own. The 1 MiB
+/// rendezvous of the test above is posted at cycle 0 and consumed at 1000 + (L + 16) + (L + 16 P), on
+/// either model (no contention: the flow model times it alike); under eager at L + 16 P. Two jobs
+/// sharing a network count their data messages alike.
+#[test]
+fn message_latency_spans_the_rendezvous_and_counts_data_only() {
+    let p = native(
+        "rdv_latency.trc",
+        "netreplay-trace 3\nranks 2\n0 send 1 1048576\n1 compute 1000\n1 recv 0\n",
+    );
+    let (l, packets) = (2, 1_048_576 / 64);
+    let topo = netreplay::topology::build("fat-tree:k=4,n=2").unwrap();
+    let flow = NetworkModel {
+        model: netreplay::network::Model::Flow,
+        ..NetworkModel::default()
+    };
+    let rendezvous = p.clone().with_mpi(MpiModel::mpich());
+    for model in [NetworkModel::default(), flow] {
+        let o = simulate(topo.as_ref(), &model, &rendezvous, &[0, 1], 1).unwrap();
+        let whole = 1000 + (l + 16) + (l + 16 * packets);
+        assert_eq!(o.messages, 1);
+        assert_eq!(o.max_message_latency, whole);
+        assert_eq!(o.mean_message_latency, whole as f64);
+    }
+    let o = simulate(topo.as_ref(), &NetworkModel::default(), &p, &[0, 1], 1).unwrap();
+    assert_eq!((o.messages, o.max_message_latency), (1, l + 16 * packets));
+    let model = NetworkModel::default();
+    let replay = netreplay::replay::Replay::new(topo.as_ref(), &model, 1).unwrap();
+    let (first, second) = ([0, 1], [2, 3]);
+    let job = |nodes, start| netreplay::replay::Job {
+        program: &rendezvous,
+        nodes,
+        start,
+    };
+    let jobs = [job(&first[..], 0), job(&second[..], 500)];
+    let (o, _) = replay.jobs(&jobs, None, None).unwrap();
+    assert_eq!(o.messages, 2);
+    assert_eq!(o.max_message_latency, 1000 + (l + 16) + (l + 16 * packets));
+}
+
 /// Bad input: collectives in different orders, an unknown communicator, a rank outside one.
 #[test]
 fn communicator_errors_name_file_and_line() {

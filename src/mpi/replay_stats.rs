@@ -33,4 +33,44 @@ pub struct MpiStats {
     pub self_bytes: u64,
     /// Where the ranks' time went.
     pub time: TimeSplit,
+    /// Latencies of the application's messages (control messages not counted); the report's
+    /// `mean_message_latency` and `max_message_latency` come from here, not from the engine, which
+    /// cannot tell a request-to-send from data.
+    #[serde(skip)]
+    pub latency: MessageLatency,
+}
+
+/// Latencies of application messages as the application sees them: from the send's posting to the
+/// consumption of its data. Under rendezvous that spans the request-to-send, the clear-to-send and
+/// the data; the engine's own count would average the control messages in and time the data from its
+/// clear-to-send.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MessageLatency {
+    /// Sum of the latencies, in cycles.
+    pub sum: u128,
+    /// The longest, in cycles.
+    pub max: u64,
+    /// Messages counted.
+    pub count: u64,
+}
+
+impl MessageLatency {
+    /// Counts one message consumed `latency` cycles after its send was posted.
+    pub fn add(&mut self, latency: u64) {
+        self.sum += u128::from(latency);
+        self.max = self.max.max(latency);
+        self.count += 1;
+    }
+
+    /// Adds another set's messages (jobs sharing one network).
+    pub fn merge(&mut self, other: &MessageLatency) {
+        self.sum += other.sum;
+        self.max = self.max.max(other.max);
+        self.count += other.count;
+    }
+
+    /// The mean latency, if any message was counted.
+    pub fn mean(&self) -> Option<f64> {
+        (self.count > 0).then(|| self.sum as f64 / self.count as f64)
+    }
 }

@@ -31,7 +31,7 @@ mod matching;
 #[path = "requests.rs"]
 mod requests;
 
-pub use super::replay_stats::{MpiStats, TimeSplit};
+pub use super::replay_stats::{MessageLatency, MpiStats, TimeSplit};
 
 /// The request id a blocking receive posts under (lowering hands out ids below `u32::MAX - 1`).
 const BLOCKING_REQ: u32 = u32::MAX;
@@ -86,6 +86,8 @@ struct Rendezvous {
     send_req: u32,
     /// The receiver's request once matched.
     recv_req: u32,
+    /// Cycle the send was posted (its request-to-send issued), for the message's latency.
+    posted_at: u64,
 }
 
 /// Program counters, matching and protocols of every rank.
@@ -303,6 +305,7 @@ impl<'p> Ranks<'p> {
             tag,
             send_req: req,
             recv_req: BLOCKING_REQ,
+            posted_at: self.now,
         };
         let id = match self.free_rendezvous.pop() {
             Some(id) => {
@@ -418,8 +421,10 @@ impl<'p> Ranks<'p> {
 
     /// A message was consumed at `to`. Returns the rank it released, if any (`to`, or the sender of a
     /// rendezvous whose clear-to-send arrived); the caller advances it.
-    fn consume(&mut self, from: u32, to: u32, token: u64, out: &mut Vec<Step>) -> Option<u32> {
+    fn consume(&mut self, msg: &Consumed, out: &mut Vec<Step>) -> Option<u32> {
+        let (from, to, token) = (msg.from, msg.to, msg.token);
         if token & PROTOCOL == 0 {
+            self.stats.latency.add(self.now - msg.issued_at);
             return self
                 .arrive(to, from, token, Arrival::Eager, out)
                 .then_some(to);
@@ -445,6 +450,7 @@ impl<'p> Ranks<'p> {
             }
             _ => {
                 let rdv = self.rendezvous[id as usize];
+                self.stats.latency.add(self.now - rdv.posted_at);
                 self.free_rendezvous.push(id);
                 self.tell_received(rdv.to, rdv.from, rdv.tag);
                 let released = if rdv.recv_req == BLOCKING_REQ {
@@ -521,7 +527,7 @@ impl Driver for Ranks<'_> {
             .and_then(|w| w.tracker.as_mut())
             .map(|t| t.arrived(now, msg));
         let mark = out.len();
-        let released = self.consume(msg.from, msg.to, msg.token, out);
+        let released = self.consume(msg, out);
         if let Some(c) = chain {
             // Protocol replies (clear-to-send, rendezvous data) are issued by this arrival: they
             // carry its chain, as does the rank it released.

@@ -21,7 +21,10 @@ pub struct Outcome {
     pub phit_hops: u64,
     /// Mean links crossed per packet, node links included (phit_hops / phits).
     pub mean_hops: f64,
-    /// Longest time from a send being issued to its message being consumed, in cycles.
+    /// Longest time from a send being issued to its message being consumed, in cycles. In a
+    /// replay of rank programs, over the application's messages only, from the send's posting
+    /// (its request-to-send under rendezvous) to its data's consumption: the replay layer puts the
+    /// MPI layer's figures here, since the engine cannot tell control messages from data.
     pub max_message_latency: u64,
     /// Mean of the same, in cycles.
     pub mean_message_latency: f64,

@@ -4,8 +4,9 @@
 //! ranks `base[j]..base[j + 1]`, and records when each job completes (its last rank has finished and
 //! its last message has been consumed).
 
-use super::{Replay, check_program, drive};
+use super::{Replay, check_program, drive, take_latency};
 use crate::error::{Error, Result};
+use crate::mpi::runtime::MessageLatency;
 use crate::mpi::runtime::Ranks;
 use crate::network::counters::Counters;
 use crate::network::{Consumed, Driver, Outcome, Progress, Step};
@@ -24,7 +25,7 @@ pub struct Job<'p> {
 
 impl Replay<'_> {
     /// Replays several jobs at once over the shared network; returns the whole run's outcome (its
-    /// `messages` count protocol messages too: no MPI statistics are kept across jobs) and the cycle
+    /// `messages` and message latencies those of the jobs' data messages, as for one program) and the cycle
     /// at which each job completed (its last rank finished and its last message was consumed);
     /// progress is published into `progress`, and the packet counters of the whole run, when asked
     /// for, into `counters`.
@@ -53,7 +54,14 @@ impl Replay<'_> {
         let driver = Jobs::new(drivers, starts);
         let mut run = self.run(&rank_node, progress, None);
         run.counters = counters;
-        let (outcome, driver) = drive(self.network(), driver, run)?;
+        let (mut outcome, driver) = drive(self.network(), driver, run)?;
+        let mut latency = MessageLatency::default();
+        for job in &driver.jobs {
+            let stats = job.stats();
+            outcome.messages -= stats.control_messages;
+            latency.merge(&stats.latency);
+        }
+        take_latency(&mut outcome, &latency);
         let completed = driver
             .completed_at
             .iter()

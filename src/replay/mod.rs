@@ -17,7 +17,7 @@ pub use weigh::{program_bytes, program_phits};
 use crate::error::{Error, Result};
 use crate::mpi::critical_path::{CriticalPath, Tracker};
 use crate::mpi::observe::RankObserver;
-use crate::mpi::runtime::{MpiStats, Ranks};
+use crate::mpi::runtime::{MessageLatency, MpiStats, Ranks};
 use crate::network::counters::Counters;
 use crate::network::load_bins::LoadBins;
 use crate::network::{Driver, Model, Network, NetworkModel, Outcome, Progress, Run};
@@ -61,8 +61,9 @@ impl std::fmt::Debug for Instruments<'_> {
 /// What a replay of one program measured: the network's outcome beside the MPI layer's statistics.
 #[derive(Debug, Clone)]
 pub struct Replayed {
-    /// What the engine measured; `messages` counts application data messages only (the rendezvous
-    /// control messages are in `mpi.control_messages`, their packets still in `packets`).
+    /// What the engine measured; `messages` and the message latencies count application data
+    /// messages only (the rendezvous control messages are in `mpi.control_messages`, their packets
+    /// still in `packets`), a latency running from the send's posting to its data's consumption.
     pub outcome: Outcome,
     /// What the MPI layer did (protocol messages, self-messages, the ranks' time split).
     pub mpi: MpiStats,
@@ -104,6 +105,7 @@ impl<'a> Replay<'a> {
         let (mut outcome, ranks) = drive(&self.network, ranks, run)?;
         let mpi = ranks.stats();
         outcome.messages -= mpi.control_messages;
+        take_latency(&mut outcome, &mpi.latency);
         Ok(Replayed {
             outcome,
             mpi,
@@ -140,6 +142,16 @@ fn check_program(program: &Program, rank_node: &[u32], what: &str) -> Result<()>
         )));
     }
     Ok(())
+}
+
+/// Puts the MPI layer's message latencies (application messages, from the send's posting to its
+/// data's consumption) in place of the engine's, which would count a rendezvous's request-to-send and
+/// clear-to-send as messages and time its data from the clear-to-send. Kept if it counted none.
+fn take_latency(outcome: &mut Outcome, latency: &MessageLatency) {
+    if let Some(mean) = latency.mean() {
+        outcome.mean_message_latency = mean;
+        outcome.max_message_latency = latency.max;
+    }
 }
 
 /// Replays what `driver` issues on the engine the model names: the one place that chooses between
