@@ -165,11 +165,12 @@ impl<'a> Network<'a> {
 /// One point of a load-latency curve: what an open-loop run at one offered load measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoadPoint {
-    /// Offered load asked for, phits per node per cycle.
+    /// Offered load asked for, phits per sending node per cycle (a node its pattern maps to itself
+    /// sends nothing and is not counted).
     pub offered: f64,
-    /// Load actually generated in the measurement window, phits per node per cycle.
+    /// Load actually generated in the measurement window, phits per sending node per cycle.
     pub generated: f64,
-    /// Accepted throughput: phits consumed per node per cycle during the measurement window.
+    /// Accepted throughput: phits consumed per sending node per cycle during the measurement window.
     pub accepted: f64,
     /// Packets generated in the measurement window (the latency sample).
     pub packets_measured: u64,
@@ -240,7 +241,8 @@ impl Network<'_> {
         let seen = counts.in_window();
         let window = params.measure_cycles as f64;
         let s = &sources.stats;
-        let per_node_cycle = f64::from(nodes) * params.measure_cycles as f64;
+        // Per sending node: a node its pattern maps to itself generates nothing and is not counted.
+        let per_node_cycle = f64::from(dest.sources().max(1)) * params.measure_cycles as f64;
         let generated = s.generated_in_window as f64 / per_node_cycle;
         let accepted = s.consumed_in_window as f64 / per_node_cycle;
         let measured = s.measured_consumed.max(1) as f64;

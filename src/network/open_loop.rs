@@ -206,7 +206,7 @@ impl Driver for OpenLoop<'_> {
     }
 
     fn wake(&mut self, now: u64, node: u32, out: &mut Vec<Step>) {
-        let to = (self.dest)(node, &mut self.rng);
+        let to = self.dest.of(node, &mut self.rng);
         if to != node {
             // The token is 0 for unlabelled packets, else 1 + the sample period of generation.
             let mut token = 0;

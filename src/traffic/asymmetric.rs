@@ -29,7 +29,7 @@ impl TrafficPattern for Asymmetric {
             )));
         }
         let half = nodes / 2;
-        Ok(Box::new(move |src, rng| {
+        Ok(Destinations::random(nodes, move |src, rng| {
             src % half + if rng.below(2) == 1 { half } else { 0 }
         }))
     }

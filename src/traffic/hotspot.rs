@@ -48,7 +48,7 @@ impl TrafficPattern for Hotspot {
             .map(|i| (u64::from(i) * u64::from(nodes) / u64::from(count)) as u32)
             .collect();
         let threshold = (self.fraction * f64::from(u32::MAX)) as u64;
-        Ok(Box::new(move |src, rng| {
+        Ok(Destinations::random(nodes, move |src, rng| {
             if rng.next_u64() >> 32 < threshold {
                 let d = hot[rng.below(count) as usize];
                 if d != src {

@@ -44,8 +44,49 @@ pub fn build(spec: &str) -> Result<Box<dyn TrafficPattern>> {
     REGISTRY.build_str(spec)
 }
 
-/// The destination of a packet generated at a source (may draw from the generator's RNG).
-pub type Destinations = Box<dyn Fn(u32, &mut Rng) -> u32 + Send + Sync>;
+/// A destination given a source, drawing from the generator's RNG if the pattern is random.
+type Pick = dyn Fn(u32, &mut Rng) -> u32 + Send + Sync;
+
+/// A pattern bound to a node count: the destination of a packet generated at a source (may draw
+/// from the generator's RNG), and how many nodes ever send. A source mapped to itself generates
+/// nothing (a fixed point of a permutation, a node past a bit pattern's address space), so loads are
+/// normalised per sending node: an idle node would otherwise read as traffic lost.
+pub struct Destinations {
+    pick: Box<Pick>,
+    sources: u32,
+}
+
+impl Destinations {
+    /// A random pattern on `nodes` nodes, every one of which sends.
+    pub(crate) fn random(
+        nodes: u32,
+        pick: impl Fn(u32, &mut Rng) -> u32 + Send + Sync + 'static,
+    ) -> Destinations {
+        Destinations {
+            pick: Box::new(pick),
+            sources: nodes,
+        }
+    }
+
+    /// The destination of a packet generated at `src`; `src` itself means it sends nothing.
+    #[inline]
+    pub fn of(&self, src: u32, rng: &mut Rng) -> u32 {
+        (self.pick)(src, rng)
+    }
+
+    /// Nodes that send: the divisor of the offered, generated and accepted loads per node.
+    pub fn sources(&self) -> u32 {
+        self.sources
+    }
+}
+
+impl std::fmt::Debug for Destinations {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Destinations")
+            .field("sources", &self.sources)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A traffic pattern.
 pub trait TrafficPattern: Send + Sync + std::fmt::Debug {
@@ -56,9 +97,17 @@ pub trait TrafficPattern: Send + Sync + std::fmt::Debug {
     fn bind(&self, nodes: u32, seed: u64) -> Result<Destinations>;
 }
 
-/// A table lookup, for deterministic patterns.
+/// A table lookup, for deterministic patterns: the nodes not mapped to themselves send.
 pub(crate) fn table(dest: Vec<u32>) -> Destinations {
-    Box::new(move |src, _| dest[src as usize])
+    let sources = dest
+        .iter()
+        .enumerate()
+        .filter(|&(s, &d)| s as u32 != d)
+        .count() as u32;
+    Destinations {
+        pick: Box::new(move |src, _| dest[src as usize]),
+        sources,
+    }
 }
 
 #[cfg(test)]
@@ -68,7 +117,7 @@ mod tests {
     fn dests(spec: &str, nodes: u32) -> Vec<u32> {
         let f = build(spec).unwrap().bind(nodes, 1).unwrap();
         let mut rng = Rng::new(5);
-        (0..nodes).map(|s| f(s, &mut rng)).collect()
+        (0..nodes).map(|s| f.of(s, &mut rng)).collect()
     }
 
     #[test]
@@ -93,6 +142,9 @@ mod tests {
         let too_many = build("bit-complement:bits=5").unwrap().bind(16, 1);
         assert!(too_many.is_err_and(|e| e.to_string().contains("4 address bits")));
         assert_eq!(dests("bit-reversal", 16)[..4], [0, 8, 4, 12]);
+        // Its palindromes 0000, 0110, 1001 and 1111 send nothing; every node of a random pattern sends.
+        let senders = |spec: &str| build(spec).unwrap().bind(16, 1).unwrap().sources();
+        assert_eq!((senders("bit-reversal"), senders("uniform")), (12, 16));
         assert_eq!(dests("shuffle", 16)[..4], [0, 2, 4, 6]);
         assert_eq!(dests("shuffle", 16)[8], 1);
         assert_eq!(dests("transpose", 16)[..4], [0, 4, 8, 12]);
@@ -117,7 +169,7 @@ mod tests {
             let mut rng = Rng::new(9);
             for src in 0..16 {
                 for _ in 0..50 {
-                    let d = f(src, &mut rng);
+                    let d = f.of(src, &mut rng);
                     assert!(d < 16, "{spec}");
                     if spec != "asymmetric" {
                         assert_ne!(d, src, "{spec}");
@@ -139,7 +191,7 @@ mod tests {
             .unwrap();
         let mut rng = Rng::new(2);
         let hot = (0..100_000)
-            .filter(|_| f(50, &mut rng).is_multiple_of(20))
+            .filter(|_| f.of(50, &mut rng).is_multiple_of(20))
             .count();
         // 5 hot nodes (0, 20, 40, 60, 80): half the traffic, plus their uniform share of the other half.
         let expected = 100_000.0 * (0.5 + 0.5 * 5.0 / 99.0);

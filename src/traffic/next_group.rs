@@ -37,7 +37,7 @@ impl TrafficPattern for NextGroup {
             )));
         }
         let groups = nodes / size;
-        Ok(Box::new(move |src, rng| {
+        Ok(Destinations::random(nodes, move |src, rng| {
             ((src / size + 1) % groups) * size + rng.below(size)
         }))
     }

@@ -28,6 +28,8 @@ impl TrafficPattern for Uniform {
         "uniform".into()
     }
     fn bind(&self, nodes: u32, _seed: u64) -> Result<Destinations> {
-        Ok(Box::new(move |src, rng| other_node(src, nodes, rng)))
+        Ok(Destinations::random(nodes, move |src, rng| {
+            other_node(src, nodes, rng)
+        }))
     }
 }
