@@ -155,6 +155,22 @@ fn rendezvous_waits_for_the_receive_then_moves_the_data() {
     assert_eq!(replay("fat-tree:k=4,n=2", &small).2, 1000);
 }
 
+/// A rendezvous send completes once its data has moved to the receiver, not when the data starts:
+/// rank 0's 200,000-byte `isend` + `wait` (3,125 packets) sends its request-to-send (0 → 18), rank 1's
+/// posted receive answers clear-to-send (18 → 36), and the data is consumed at 36 + 2 + 16 × 3125 =
+/// 50,038, when the wait returns. Rank 0 then computes 50,000 and sends 64 bytes to rank 2 (18
+/// cycles): 100,056. Its computation no longer overlaps its own send.
+#[test]
+fn a_rendezvous_send_completes_when_its_data_has_moved() {
+    let p = native(
+        "rdv_wait.trc",
+        "netreplay-trace 3\nranks 3\n0 isend 1 200000 0 7\n0 wait 7\n0 compute 50000\n0 send 2 64\n\
+         1 recv 0\n2 recv 0\n",
+    )
+    .with_mpi(MpiModel::mpich());
+    assert_eq!(replay("fat-tree:k=4,n=2", &p).2, 50_038 + 50_000 + 18);
+}
+
 /// A message's latency is the application's: from its send's posting to its data's consumption, the
 /// request-to-send and clear-to-send counted in it and not as messages of their own. The 1 MiB
 /// rendezvous of the test above is posted at cycle 0 and consumed at 1000 + (L + 16) + (L + 16 P), on

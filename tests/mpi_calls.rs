@@ -170,12 +170,13 @@ fn sendrecv_with_a_wildcard_takes_the_recorded_status() {
     );
 }
 
-/// `ssend` completes only once the receive has matched, whatever the size and protocol: rank 0's
-/// 64-byte `ssend` sends a request-to-send (0 → 18, unexpected at rank 1); rank 1 posts its receive
-/// at 1000 and answers clear-to-send (1000 → 1018), which releases rank 0 as the data leaves. Rank 0
-/// then computes 500: it ends at 1018 + 500 = 1518, delayed by exactly the receive post plus the
-/// clear-to-send. With a standard `isend` + `wait` (eager) rank 0 ends at 500 and the run at 1000.
-/// With the receive posted at once the handshake still costs the round trip: 2 × 18 + 500.
+/// `ssend` completes only once the receive has matched and the data has moved to the receiver,
+/// whatever the size and protocol: rank 0's 64-byte `ssend` sends a request-to-send (0 → 18,
+/// unexpected at rank 1); rank 1 posts its receive at 1000 and answers clear-to-send (1000 → 1018),
+/// and the data (1018 → 1036) releases rank 0. Rank 0 then computes 500: it ends at 1036 + 500 =
+/// 1536, delayed by exactly the receive post, the clear-to-send and the data. With a standard
+/// `isend` + `wait` (eager) rank 0 ends at 500 and the run at 1000. With the receive posted at once
+/// the handshake and the data still cost 3 × 18 + 500.
 #[test]
 fn ssend_waits_for_the_receive() {
     let late = native(
@@ -183,12 +184,16 @@ fn ssend_waits_for_the_receive() {
         "netreplay-trace 3\nranks 2\n0 ssend 1 64\n0 compute 500\n1 compute 1000\n1 recv 0\n",
     );
     let (o, mpi) = with_mpi(&late);
-    assert_eq!(o.completion_cycles, 1000 + HOP + 500);
+    assert_eq!(o.completion_cycles, 1000 + 2 * HOP + 500);
     assert_eq!(
         (o.messages, mpi.rendezvous_messages, mpi.control_messages),
         (1, 1, 2)
     );
-    assert_eq!(mpi.time.send_max, 1000 + HOP, "rank 0 blocked in its ssend");
+    assert_eq!(
+        mpi.time.send_max,
+        1000 + 2 * HOP,
+        "rank 0 blocked in its ssend"
+    );
     let eager = native(
         "ssend-std.trc",
         "netreplay-trace 3\nranks 2\n0 isend 1 64 0 4\n0 wait 4\n0 compute 500\n\
@@ -201,14 +206,14 @@ fn ssend_waits_for_the_receive() {
         "ssend-early.trc",
         "netreplay-trace 3\nranks 2\n0 ssend 1 64\n0 compute 500\n1 recv 0\n",
     );
-    assert_eq!(outcome(&early).completion_cycles, 2 * HOP + 500);
+    assert_eq!(outcome(&early).completion_cycles, 3 * HOP + 500);
     // `issend` + `wait` behaves the same as `ssend`.
     let issend = native(
         "issend.trc",
         "netreplay-trace 3\nranks 2\n0 issend 1 64 0 4\n0 wait 4\n0 compute 500\n\
          1 compute 1000\n1 recv 0\n",
     );
-    assert_eq!(outcome(&issend).completion_cycles, 1000 + HOP + 500);
+    assert_eq!(outcome(&issend).completion_cycles, 1000 + 2 * HOP + 500);
 }
 
 /// Rank 1 posts receives 10 (tag 1) and 11 (tag 2), waits for one, computes 100, then waits for

@@ -84,15 +84,16 @@ fn compute_scale_and_compute_off_scale_only_the_compute() {
 
 /// The time split on a hand-derived case. Rank 0: `ssend 1 64`, compute 500. Rank 1: compute 1000,
 /// `recv 0`. The request-to-send arrives at 18 and waits; rank 1 posts at 1000 and answers
-/// clear-to-send, consumed at 1018, when rank 0's ssend completes and the data leaves; the data is
-/// consumed at 1036. Rank 0: sending 1018 (blocked in the ssend), computing 500, ends at 1518.
-/// Rank 1: computing 1000, waiting 36 (1000..1036). Each rank's three parts add up to its end.
+/// clear-to-send, consumed at 1018, when the data leaves; the data is consumed at 1036, which
+/// completes both the receive and rank 0's ssend. Rank 0: sending 1036 (blocked in the ssend),
+/// computing 500, ends at 1536. Rank 1: computing 1000, waiting 36 (1000..1036). Each rank's three
+/// parts add up to its end.
 #[test]
 fn time_split_of_a_synchronous_send() {
     let text =
         "netreplay-trace 3\nranks 2\n0 ssend 1 64\n0 compute 500\n1 compute 1000\n1 recv 0\n";
     let v = run_json("split.trc", text, "");
-    assert_eq!(v["completion_cycles"], 1000 + HOP + 500);
+    assert_eq!(v["completion_cycles"], 1000 + 2 * HOP + 500);
     assert_eq!(v["messages"], 1, "application messages only");
     let mpi = &v["mpi"];
     assert_eq!(mpi["rendezvous_messages"], 1);
@@ -110,9 +111,12 @@ fn time_split_of_a_synchronous_send() {
     .iter()
     .map(|k| t[k].as_u64().unwrap_or_else(|| panic!("{k} in {t}")))
     .collect();
-    assert_eq!(got, [1500, 1000, 1000 + HOP, 1000 + HOP, 2 * HOP, 2 * HOP]);
-    // Rank 0: 1018 + 500 = 1518; rank 1: 1000 + 36 = 1036. Their sum is every part summed.
-    assert_eq!(got[0] + got[2] + got[4], 1518 + 1036);
+    assert_eq!(
+        got,
+        [1500, 1000, 1000 + 2 * HOP, 1000 + 2 * HOP, 2 * HOP, 2 * HOP]
+    );
+    // Rank 0: 1036 + 500 = 1536; rank 1: 1000 + 36 = 1036. Their sum is every part summed.
+    assert_eq!(got[0] + got[2] + got[4], 1536 + 1036);
 }
 
 /// Collectives called in different orders on a sub-communicator (not only on world), including the

@@ -58,7 +58,8 @@ pub enum SendMode {
     /// MPI_Send / MPI_Isend (also MPI_Rsend and MPI_Bsend): eager or rendezvous by size.
     #[default]
     Standard,
-    /// MPI_Ssend / MPI_Issend: completes only once the receive has matched (always rendezvous).
+    /// MPI_Ssend / MPI_Issend: completes only once the receive has matched and the data has moved
+    /// (always rendezvous).
     Synchronous,
     /// A send the rank never waits for: seed 004's reactive sends, FSIN's queued sends and the native
     /// format's `send`, whose documented semantics is that the rank goes on at once (the message itself

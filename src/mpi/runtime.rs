@@ -8,8 +8,11 @@
 //!   once and the send request is complete.
 //! - **Rendezvous** (larger messages under `protocol=rendezvous`, and every synchronous send): the
 //!   sender injects a request-to-send of `control_bytes`; once the receive is posted and matched, the
-//!   receiver injects a clear-to-send of `control_bytes`; when it arrives the sender injects the data and
-//!   its request completes; the receive completes when the data has been consumed.
+//!   receiver injects a clear-to-send of `control_bytes`; when it arrives the sender injects the data;
+//!   the receive and the send request complete when the data has been consumed at the receiver (MPI's
+//!   standard mode: an unbuffered send "will not complete until a matching receive has been posted,
+//!   and the data has been moved to the receiver"; SimGrid's SMPI completes its sends above the
+//!   detached threshold alike).
 //! - **Self-messages** never enter the network: the send delivers locally at once and costs the rank
 //!   `self_copy` cycles per byte (0 by default).
 //! - **Time**: every rank's time is computing (`Compute`, after `compute_scale`), sending (blocked in a
@@ -419,22 +422,22 @@ impl<'p> Ranks<'p> {
         released
     }
 
-    /// A message was consumed at `to`. Returns the rank it released, if any (`to`, or the sender of a
-    /// rendezvous whose clear-to-send arrived); the caller advances it.
-    fn consume(&mut self, msg: &Consumed, out: &mut Vec<Step>) -> Option<u32> {
+    /// A message was consumed at `to`. Returns the ranks it released (`to`, and with a rendezvous's
+    /// data also its sender, whose send completes once the data has moved to the receiver, as MPI's
+    /// standard mode says of an unbuffered send); the caller advances them in that order.
+    fn consume(&mut self, msg: &Consumed, out: &mut Vec<Step>) -> [Option<u32>; 2] {
         let (from, to, token) = (msg.from, msg.to, msg.token);
         if token & PROTOCOL == 0 {
             self.stats.latency.add(self.now - msg.issued_at);
-            return self
-                .arrive(to, from, token, Arrival::Eager, out)
-                .then_some(to);
+            let released = self.arrive(to, from, token, Arrival::Eager, out);
+            return [released.then_some(to), None];
         }
         let id = (token & !KIND) as u32;
         match token & KIND {
             RTS => {
                 let tag = self.rendezvous[id as usize].tag;
-                self.arrive(to, from, tag, Arrival::Rts(id), out)
-                    .then_some(to)
+                let released = self.arrive(to, from, tag, Arrival::Rts(id), out);
+                [released.then_some(to), None]
             }
             CTS => {
                 let rdv = self.rendezvous[id as usize];
@@ -445,21 +448,21 @@ impl<'p> Ranks<'p> {
                     token: DATA | u64::from(id),
                     note: NO_NOTE,
                 });
-                (rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req))
-                    .then_some(rdv.from)
+                [None, None]
             }
             _ => {
                 let rdv = self.rendezvous[id as usize];
                 self.stats.latency.add(self.now - rdv.posted_at);
                 self.free_rendezvous.push(id);
                 self.tell_received(rdv.to, rdv.from, rdv.tag);
-                let released = if rdv.recv_req == BLOCKING_REQ {
+                let receiver = if rdv.recv_req == BLOCKING_REQ {
                     self.block[rdv.to as usize] == Block::Recv
                         && self.complete(rdv.to, BLOCKING_REQ)
                 } else {
                     self.complete(rdv.to, rdv.recv_req)
                 };
-                released.then_some(rdv.to)
+                let sender = rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req);
+                [receiver.then_some(rdv.to), sender.then_some(rdv.from)]
             }
         }
     }
@@ -530,7 +533,7 @@ impl Driver for Ranks<'_> {
         let released = self.consume(msg, out);
         if let Some(c) = chain {
             // Protocol replies (clear-to-send, rendezvous data) are issued by this arrival: they
-            // carry its chain, as does the rank it released.
+            // carry its chain, as do the ranks it released.
             let t = self
                 .watch
                 .as_deref_mut()
@@ -541,11 +544,11 @@ impl Driver for Ranks<'_> {
                     *note = t.issue(c);
                 }
             }
-            if let Some(rank) = released {
+            for rank in released.into_iter().flatten() {
                 t.released(rank, c);
             }
         }
-        if let Some(rank) = released {
+        for rank in released.into_iter().flatten() {
             let mark = out.len();
             self.advance(rank, out);
             self.track_issued(mark, out);

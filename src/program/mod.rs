@@ -55,7 +55,8 @@ pub enum Op {
     },
     /// Non-blocking send (MPI_Isend) with request handle `req`. Eager: the message is handed to the node
     /// at once and the request is complete, so a `Wait` on it never blocks; rendezvous: the request
-    /// completes when the clear-to-send arrives and the data leaves.
+    /// completes once the data has moved to the receiver (consumed there), as MPI's standard mode
+    /// says of a send it does not buffer.
     Isend {
         /// Destination rank.
         to: u32,
@@ -84,8 +85,8 @@ pub enum Op {
     /// MPI_Waitall over every request the rank has outstanding.
     WaitAll,
     /// Non-blocking synchronous send (MPI_Issend; MPI_Ssend is an `Issend` and its `Wait`): always the
-    /// rendezvous handshake, and its request completes when the receiver's clear-to-send shows that the
-    /// receive has matched.
+    /// rendezvous handshake, and its request completes once the receive has matched and the data has
+    /// moved to the receiver.
     Issend {
         /// Destination rank.
         to: u32,
