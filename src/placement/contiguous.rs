@@ -1,8 +1,10 @@
 //! `contiguous`: topology-aware placement on the smallest block of the machine that holds the job, as
 //! BlueGene/L's scheduler assigns rectangular blocks (seed 004 §5.3): a subtree of a tree, a sub-mesh of
 //! whole rows or planes of a mesh or torus, a subcube of a hypercube ([`Topology::locality_blocks`]).
-//! Among blocks of the smallest size with enough free nodes, the one with the fewest free nodes wins
-//! (best fit, keeping larger holes for later jobs), then the lowest; ranks go on its free nodes in order.
+//! Blocks are aligned ranges of the family's [`Topology::locality_order`], which is the node ids
+//! themselves except where a family numbers its locality units apart (MiKANT, the Clos). Among blocks
+//! of the smallest size with enough free nodes, the one with the fewest free nodes wins (best fit,
+//! keeping larger holes for later jobs), then the first; ranks go on its free nodes in that order.
 
 use super::{Available, Placement, plain};
 use crate::error::{Error, Result};
@@ -18,23 +20,23 @@ pub const ENTRY: Entry<Box<dyn Placement>> = plain!(
 
 /// Best-fit block placement.
 fn contiguous(ranks: u32, topo: &dyn Topology, available: &Available) -> Result<Vec<u32>> {
-    let nodes = topo.nodes();
+    let order = topo.locality_order();
     let mut sizes = topo.locality_blocks();
-    sizes.push(nodes);
+    sizes.push(topo.nodes());
     for size in sizes.into_iter().filter(|&s| s >= ranks && s > 0) {
-        let best = (0..nodes.div_ceil(size))
-            .map(|b| {
-                let range = b * size..((b + 1) * size).min(nodes);
-                (
-                    range.clone().filter(|&n| available.is_free(n)).count() as u32,
-                    b,
-                    range,
-                )
+        let best = order
+            .chunks(size as usize)
+            .enumerate()
+            .map(|(b, block)| {
+                let free = block.iter().filter(|&&n| available.is_free(n)).count();
+                (free, b, block)
             })
-            .filter(|(free, _, _)| *free >= ranks)
+            .filter(|(free, _, _)| *free >= ranks as usize)
             .min_by_key(|(free, b, _)| (*free, *b));
-        if let Some((_, _, range)) = best {
-            return Ok(range
+        if let Some((_, _, block)) = best {
+            return Ok(block
+                .iter()
+                .copied()
                 .filter(|&n| available.is_free(n))
                 .take(ranks as usize)
                 .collect());

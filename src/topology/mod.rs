@@ -164,11 +164,20 @@ pub trait Topology: Send + Sync + fmt::Debug {
     fn bubble_flow_control(&self) -> bool {
         false
     }
-    /// Sizes of the aligned blocks of consecutive node ids that form locality units, smallest first
-    /// (subtrees of a tree, whole rows or planes of a mesh, subcubes of a hypercube); the `contiguous`
-    /// placement picks the smallest that holds a job. Empty when the family has none.
+    /// Sizes of the aligned blocks of consecutive positions in [`Topology::locality_order`] (node ids,
+    /// for most families) that form locality units, smallest first (subtrees of a tree, whole rows or
+    /// planes of a mesh, subcubes of a hypercube); the `contiguous` placement picks the smallest that
+    /// holds a job. Empty when the family has none.
     fn locality_blocks(&self) -> Vec<u32> {
         Vec::new()
+    }
+    /// Every node id once, locality-major (leaf by leaf, then subtree by subtree), so that the units of
+    /// [`Topology::locality_blocks`] are aligned ranges of positions here; `contiguous` places on the
+    /// nodes at a block's positions. Node ids in order by default, for families that number nodes
+    /// locality-major; MiKANT and the Clos number them by seed 001's labels, under which a leaf's nodes
+    /// are k^(n-1) ids apart, so they list their order here instead of renumbering their nodes.
+    fn locality_order(&self) -> Vec<u32> {
+        (0..self.nodes()).collect()
     }
     /// The group a Valiant intermediate is drawn from at the level of: a packet is sent through a random
     /// node of a group that is neither its source's nor its destination's. Every switch by default
