@@ -157,6 +157,28 @@ fn run_json_has_the_contract_fields() {
     assert!(v["wall_seconds"].is_f64() && v["phit_hops_per_second"].is_f64());
 }
 
+/// `contiguous` follows locality where seed 001's labels put a leaf's nodes k^(n-1) ids apart: 16 BU
+/// ranks on a 4,3 MiKANT or Clos take the 4 leaves of one top subtree (2 or 4 links a packet, 3 on
+/// average), where `consecutive` (rank i on node i: one rank a leaf) takes 4 or 6.
+#[test]
+fn contiguous_keeps_a_job_in_one_subtree_of_mikant_and_clos() {
+    for topology in ["mikant:k=4,n=3", "clos:k=4,n=3"] {
+        for (placement, hops) in [("contiguous", 3.0), ("consecutive", 5.0)] {
+            let v = json(&[
+                "run",
+                "--topology",
+                topology,
+                "--workload",
+                "bu:size=1000,ranks=16",
+                "--placement",
+                placement,
+                "--json",
+            ]);
+            assert_eq!(v["mean_hops"], hops, "{topology}, {placement}");
+        }
+    }
+}
+
 #[test]
 fn config_file_and_flags_combine_and_out_is_written() {
     let dir = std::env::temp_dir().join(format!("netreplay-cli-{}", std::process::id()));

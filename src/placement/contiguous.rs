@@ -75,4 +75,51 @@ mod tests {
             (0..16).collect::<Vec<_>>()
         );
     }
+
+    /// The largest distance, in links, between two of `nodes`.
+    fn spread(topo: &dyn Topology, nodes: &[u32]) -> u32 {
+        let pairs = nodes
+            .iter()
+            .flat_map(|&a| nodes.iter().map(move |&b| (a, b)));
+        pairs
+            .filter(|(a, b)| a != b)
+            .map(|(a, b)| crate::topology::trace_route(topo, a, b, |_| 0).unwrap())
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// MiKANT and the Clos number a leaf's nodes k^(n-1) apart (seed 001's labels): 16 ranks on a 4,3
+    /// network land on the 4 leaves of one top subtree (at most 2n - 2 = 4 links apart), not on 16
+    /// leaves; 32 ranks on MiKANT on a top subtree and its mirror (2n - 1 = 5, where two top subtrees
+    /// of one group are 6 apart).
+    #[test]
+    fn follows_locality_where_node_ids_are_strided() {
+        let p = super::super::build("contiguous").unwrap();
+        for (spec, ranks, leaves, links) in [
+            ("mikant:k=4,n=3", 16, 4, 4),
+            ("clos:k=4,n=3", 16, 4, 4),
+            ("mikant:k=4,n=3", 32, 8, 5),
+            ("clos:k=4,n=3", 4, 1, 2),
+            ("mikant:k=4,n=3,route=adaptive", 7, 2, 4),
+        ] {
+            let topo = crate::topology::build(spec).unwrap();
+            let nodes = p.place(ranks, topo.as_ref(), 0).unwrap();
+            let mut on: Vec<u32> = nodes.iter().map(|&n| topo.node_attachment(n).0).collect();
+            on.sort_unstable();
+            on.dedup();
+            assert_eq!(on.len(), leaves, "{spec}, {ranks} ranks: {nodes:?}");
+            assert_eq!(spread(topo.as_ref(), &nodes), links, "{spec}: {nodes:?}");
+        }
+        // Best fit in locality order: with two nodes of leaf 0 taken, 12 ranks fill the rest of its top
+        // subtree; 15 do not fit there and go to its mirror, whose first node is 64 (group 1's leaf 0).
+        let topo = crate::topology::build("mikant:k=4,n=3").unwrap();
+        let rest = Available::all(128).without(&[0, 16]);
+        let twelve = p.place_on(12, topo.as_ref(), &rest, 0).unwrap();
+        assert_eq!(&twelve[..4], [32, 48, 1, 17]);
+        assert_eq!(spread(topo.as_ref(), &twelve), 4);
+        assert_eq!(
+            p.place_on(15, topo.as_ref(), &rest, 0).unwrap()[..2],
+            [64, 80]
+        );
+    }
 }

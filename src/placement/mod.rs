@@ -215,6 +215,8 @@ mod tests {
             "mesh:k=8,n=2",
             "torus:k=4,n=3",
             "hypercube:n=6",
+            "mikant:k=2,n=5",
+            "clos:k=2,n=5",
         ];
         let dir = std::env::temp_dir().join(format!("netreplay-map-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

@@ -191,6 +191,32 @@ impl Topology for MirroredTree {
         (self.id(g, 0, c % self.per_stage()), c / self.per_stage())
     }
 
+    /// A leaf's k nodes, then the subtrees of k^2 .. k^(n-1) nodes under stages 1 .. n-2 of a group
+    /// (the leaves sharing D_(n-2)..D_(L)), as for a k-ary n-tree. In MiKANT a top subtree and its
+    /// mirror, the other group's top subtree with the same D_(n-2), form one more unit: every node of
+    /// one group is 2n - 1 hops from every node of the other, the top subtrees of one group 2n apart
+    /// (seed 001, proof of Theorem 6). In the Clos every two top subtrees meet at the centre, 2n apart.
+    fn locality_blocks(&self) -> Vec<u32> {
+        let mut blocks = self.pow[1..self.n as usize].to_vec();
+        if !self.centre {
+            blocks.push(2 * self.per_stage());
+        }
+        blocks
+    }
+    /// Seed 001 numbers node <G, C> as G·k^n + C, so a leaf's nodes C_(n-1) are k^(n-1) ids apart. In
+    /// locality order a node's position has the digits D_(n-2), G, D_(n-3)..D_0 of its leaf, then its
+    /// port C_(n-1): leaves, subtrees, and each top subtree beside its mirror.
+    fn locality_order(&self) -> Vec<u32> {
+        let low = self.pow[self.n as usize - 2];
+        let mut order = vec![0; self.nodes() as usize];
+        for node in 0..self.nodes() {
+            let (leaf, port) = self.node_attachment(node);
+            let At { g, d, .. } = self.locate(leaf);
+            order[((((d / low) * 2 + g) * low + d % low) * self.k + port) as usize] = node;
+        }
+        order
+    }
+
     #[inline]
     fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let (k, top) = (self.k, self.n - 2);
@@ -306,5 +332,45 @@ mod tests {
         assert_eq!(trace_route(t.as_ref(), s, 81 + 80, |_| 0), Ok(7));
         assert_eq!(trace_route(t.as_ref(), s, 80, |_| 0), Ok(8));
         assert!(build("mikant:k=3,n=1").is_err());
+    }
+
+    /// The locality order lists every node once, and each aligned block of it is as near as its unit
+    /// should be (in links): a leaf 2, a subtree under stage L 2L + 2, MiKANT's top subtree with its
+    /// mirror 2n - 1; the whole machine is 2n across (seed 001 Theorem 2; the Clos through its centre).
+    #[test]
+    fn locality_order_blocks_are_leaves_and_subtrees() {
+        for (spec, want) in [
+            ("mikant:k=3,n=3", vec![(3, 2), (9, 4), (18, 5), (54, 6)]),
+            (
+                "mikant:k=2,n=4",
+                vec![(2, 2), (4, 4), (8, 6), (16, 7), (32, 8)],
+            ),
+            ("mikant:k=3,n=2", vec![(3, 2), (6, 3), (18, 4)]),
+            ("clos:k=3,n=3", vec![(3, 2), (9, 4), (54, 6)]),
+            ("clos:k=2,n=4", vec![(2, 2), (4, 4), (8, 6), (32, 8)]),
+        ] {
+            let t = build(spec).unwrap();
+            let order = t.locality_order();
+            let mut sorted = order.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, (0..t.nodes()).collect::<Vec<_>>(), "{spec}");
+            let mut blocks = t.locality_blocks();
+            blocks.push(t.nodes());
+            assert_eq!(
+                blocks,
+                want.iter().map(|w| w.0).collect::<Vec<_>>(),
+                "{spec}"
+            );
+            for (size, links) in want {
+                for block in order.chunks(size as usize) {
+                    let far = block
+                        .iter()
+                        .flat_map(|&a| block.iter().map(move |&b| (a, b)))
+                        .map(|(a, b)| trace_route(t.as_ref(), a, b, |_| 0).unwrap_or(0))
+                        .max();
+                    assert_eq!(far, Some(links), "{spec}: block {block:?}");
+                }
+            }
+        }
     }
 }
