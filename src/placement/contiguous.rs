@@ -122,4 +122,22 @@ mod tests {
             [64, 80]
         );
     }
+
+    /// Families numbered router by router, dimension 0 first, take blocks of consecutive ids: after a
+    /// job on the first nodes, the next goes to a whole free row / subnet group / subtree.
+    #[test]
+    fn blocks_of_router_major_families() {
+        let p = super::super::build("contiguous").unwrap();
+        for (spec, taken, ranks, want) in [
+            ("flattened-butterfly:k=4,n=2,p=2", 3, 8, 8..16),
+            ("kns:k=4,n=2,s=2,sub=ft,p=1", 1, 2, 2..4),
+            ("kns:k=4,n=2,s=1,sub=xbar,p=2", 1, 8, 8..16),
+            ("ruft:k=2,n=4", 1, 4, 4..8),
+        ] {
+            let topo = crate::topology::build(spec).unwrap();
+            let rest = Available::all(topo.nodes()).without(&(0..taken).collect::<Vec<_>>());
+            let got = p.place_on(ranks, topo.as_ref(), &rest, 0).unwrap();
+            assert_eq!(got, want.collect::<Vec<_>>(), "{spec}");
+        }
+    }
 }

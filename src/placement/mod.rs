@@ -217,6 +217,9 @@ mod tests {
             "hypercube:n=6",
             "mikant:k=2,n=5",
             "clos:k=2,n=5",
+            "flattened-butterfly:k=4,n=2,p=4",
+            "kns:k=4,n=2,s=2,sub=ft,p=4",
+            "ruft:k=4,n=3",
         ];
         let dir = std::env::temp_dir().join(format!("netreplay-map-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

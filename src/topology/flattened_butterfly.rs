@@ -109,6 +109,15 @@ impl Topology for FlattenedButterfly {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node / self.p, node % self.p)
     }
+    /// A router's p nodes, then its row of dimension 0 (k routers one hop apart), its plane of
+    /// dimensions 0 and 1 (two hops)...: consecutive ids, as routers are numbered dimension 0 first, and
+    /// the dimension-order route between two routers of a block stays inside it.
+    fn locality_blocks(&self) -> Vec<u32> {
+        self.pow[..self.n as usize]
+            .iter()
+            .map(|&r| self.p * r)
+            .collect()
+    }
     #[inline]
     fn route_to(&self, r: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let target = dest / self.p;

@@ -300,6 +300,16 @@ impl Topology for Kns {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         (node / self.p, node % self.p)
     }
+    /// A router's p nodes; within a line of dimension 0, the aligned groups of k_i^e routers (the
+    /// leaves under one stage e - 1 switch of a fat-tree subnet, which it joins without climbing
+    /// higher; in a RUFT subnet, groups whose paths share no link with another group's, see `ruft.rs`);
+    /// then the line, the plane of dimensions 0 and 1...: consecutive ids, as routers are numbered
+    /// dimension 0 first, and Hybrid-DOR between two routers of a block stays inside it.
+    fn locality_blocks(&self) -> Vec<u32> {
+        let line = (0..self.s).map(|e| self.p * self.ki_pow(e));
+        line.chain(self.pow[1..self.n as usize].iter().map(|&r| self.p * r))
+            .collect()
+    }
 
     #[inline]
     fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {

@@ -150,6 +150,14 @@ impl Topology for Ruft {
     fn node_attachment(&self, node: u32) -> (u32, u32) {
         self.st.inject(node)
     }
+    /// The k leaves of a first-stage switch, then the aligned subtrees of k^2, k^3... leaves. Every path
+    /// crosses all stages, so no leaf is nearer than another in hops; but the link leaving stage e is
+    /// fixed by the source's digits above e and the destination's up to e, so the paths inside one
+    /// aligned subtree share no link with those inside another (tested): a job on one is as isolated
+    /// from other jobs as on a subtree of a fat tree.
+    fn locality_blocks(&self) -> Vec<u32> {
+        (1..self.st.s).map(|e| self.st.k.pow(e)).collect()
+    }
     #[inline]
     fn route_to(&self, switch: u32, dest: u32, out: &mut Vec<RouteChoice>) {
         let stage = switch / self.st.per_stage();
@@ -159,7 +167,7 @@ impl Topology for Ruft {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{build, structure, trace_route};
+    use super::super::{Endpoint, build, structure, trace_route};
 
     /// Table 3's counts (as a fat-tree's: s·k^(s-1) switches, s·N links) and unique s+1-link paths.
     #[test]
@@ -177,6 +185,35 @@ mod tests {
                 for a in 0..t.nodes() {
                     for b in 0..t.nodes() {
                         assert_eq!(trace_route(t.as_ref(), a, b, |_| 0), Ok(n + 1));
+                    }
+                }
+            }
+        }
+    }
+
+    /// The paths between the leaves of one aligned locality block take no switch output that the paths
+    /// of another block take.
+    #[test]
+    fn aligned_blocks_share_no_link() {
+        let t = build("ruft:k=3,n=3").unwrap();
+        assert_eq!(t.locality_blocks(), [3, 9]);
+        let mut choices = Vec::new();
+        for size in [3, 9] {
+            let mut owner = std::collections::HashMap::new();
+            for a in 0..t.nodes() {
+                let block = a / size;
+                for b in block * size..(block + 1) * size {
+                    let mut sw = t.node_attachment(a).0;
+                    loop {
+                        choices.clear();
+                        t.route_to(sw, b, &mut choices);
+                        let port = choices[0].port;
+                        let first = *owner.entry((sw, port)).or_insert(block);
+                        assert_eq!(first, block, "{a} -> {b}: switch {sw} port {port}");
+                        match t.neighbour(sw, port) {
+                            Endpoint::Switch { switch, .. } => sw = switch,
+                            _ => break,
+                        }
                     }
                 }
             }
