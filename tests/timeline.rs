@@ -278,6 +278,35 @@ fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
     assert!(r.get("link_load").is_none());
 }
 
+/// The same BU with `allocation_delay = 2` on both models: a head waits 2 cycles at each switch, and a
+/// link into a switch carries a packet every 16 + 2 cycles, so a stage-0 message (2 links, 1 switch, 16
+/// packets) takes 2 + 2 + 256 and 15 x 2 more cycles under the flit model (its packets behind the
+/// first are spaced), 16 x 2 under the flow model (rate 16 / 18), with nothing to contend with. That
+/// spacing is zero-load latency, not contention.
+#[test]
+fn packet_spacing_is_latency_not_contention() {
+    let config = scratch("bu-spaced.toml");
+    std::fs::write(
+        &config,
+        "topology = \"fat-tree:k=4,n=3\"\nworkload = \"bu:size=1000\"\n\
+         [network]\nselection = \"free\"\nloser_retry = \"same-cycle\"\nallocation_delay = 2\n",
+    )
+    .unwrap();
+    for (model, gaps) in [("flit", 15), ("flow", 16)] {
+        let r = run_json(&["run", config.to_str().unwrap(), "--model", model]);
+        let cp = &r["critical_path"];
+        assert_eq!(cp["contention_cycles"], 0, "{model}: {cp}");
+        let zero: Vec<u64> = cp["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["zero_load"].as_u64().unwrap())
+            .collect();
+        assert_eq!(zero[0], 2 + 2 + 256 + gaps * 2, "{model}");
+        assert_eq!(cp["cycles"], r["completion_cycles"], "{model}");
+    }
+}
+
 #[test]
 fn bu_critical_path_under_fsin_selection_shows_its_contention() {
     // The default model (FSIN's least-occupied-queue selection, next-cycle retry) sends some heads to

@@ -14,10 +14,11 @@
 //! Every chain covers [0, t] exactly, so compute + latency + contention = the last rank's finishing
 //! cycle. A message's *latency* is its zero-load time on an empty network (links x (1 + fly_time) +
 //! switches x (max(routing_delay, allocation_delay) + 1 with output queues) + packets x packet
-//! phits: the contract's L + 16P by default), its *contention* the rest of its time from being issued
-//! to being consumed (busy links, full queues, its node's earlier messages). Where a model makes the
-//! formula overestimate (long RUFT links are faster than a formula without them), latency is capped
-//! at the measured time.
+//! phits, plus `allocation_delay` between packets: the contract's L + 16P by default), its
+//! *contention* the rest of its time from being issued to being consumed (busy links, full queues, its
+//! node's earlier messages). Latency is capped at the measured time. The formula counts every link as
+//! one unit long: RUFT's return links, `fly_time` per unit of their length, are longer, so with
+//! `fly_time > 0` their extra fly time is counted as contention.
 
 use crate::network::{Consumed, NetworkModel};
 use serde::Serialize;
@@ -34,6 +35,10 @@ pub struct ZeroLoad {
     per_link: u64,
     per_switch: u64,
     packet_phits: u64,
+    /// Cycles between a message's packets on a link into a switch (`allocation_delay`: such links
+    /// carry P / (P + A)), and whether the first packet is spaced too (the flow model's rate).
+    spacing: u64,
+    spaced_first: bool,
 }
 
 impl ZeroLoad {
@@ -44,15 +49,25 @@ impl ZeroLoad {
             per_switch: u64::from(model.routing_delay.max(model.allocation_delay))
                 + u64::from(model.output_queue_packets > 0),
             packet_phits: u64::from(model.packet_phits),
+            spacing: u64::from(model.allocation_delay),
+            spaced_first: model.model == crate::network::Model::Flow,
         }
     }
 
-    /// Cycles a message of `packets` packets over `hops` links takes on an empty network.
+    /// Cycles a message of `packets` packets over `hops` links takes on an empty network: its head's
+    /// way, then its phits, with `allocation_delay` between packets (the flit engine spaces the
+    /// packets behind the first; the flow model's rate P / (P + A) spaces every one).
     pub fn cycles(&self, hops: u32, packets: u64) -> u64 {
         let hops = u64::from(hops);
+        let gaps = if self.spaced_first {
+            packets
+        } else {
+            packets.saturating_sub(1)
+        };
         hops * self.per_link
             + hops.saturating_sub(1) * self.per_switch
             + packets.saturating_mul(self.packet_phits)
+            + gaps.saturating_mul(self.spacing)
     }
 }
 
