@@ -168,7 +168,11 @@ impl Placed {
             .iter()
             .filter(|&&(a, b)| self.cabinet[a as usize] == self.cabinet[b as usize])
             .count() as u64;
-        let total_m: f64 = links.iter().map(|&(a, b)| self.cable_m(a, b)).sum();
+        // A fold from +0.0: `sum` of no cables is -0.0, printed as "-0.0 m".
+        let total_m = links
+            .iter()
+            .map(|&(a, b)| self.cable_m(a, b))
+            .fold(0.0, |total, m| total + m);
         CableReport {
             layout: self.layout.name,
             cabinets: self.cabinets,
@@ -210,6 +214,11 @@ mod tests {
         assert_eq!((c.intra_cabinet, c.inter_cabinet), (30, 2));
         assert!((c.total_m - 72.2).abs() < 1e-9, "{}", c.total_m);
         assert!((c.mean_m - 2.25625).abs() < 1e-9, "{}", c.mean_m);
+        // No switch-to-switch cable: 0 m, not the "-0.0 m" an empty float sum prints.
+        let one = crate::topology::build("fat-tree:k=4,n=1").unwrap();
+        let c = seed002_cables(one.as_ref());
+        assert_eq!(c.cables, 0);
+        assert!(c.total_m.is_sign_positive() && c.mean_m.is_sign_positive());
     }
 
     /// Seed 002's grid for 5 cabinets: ceil(sqrt 5) = 3 rows of ceil(5/3) = 2; cabinet 4 is row 2,

@@ -163,7 +163,7 @@ fn bisection_text(b: &crate::topology::bisection::BisectionReport) -> String {
             format!("bisection_width   {w} switch links (upper bound, partitioner{sides})\n")
         }
         (None, _) => format!(
-            "bisection_width   not computed (no closed form; the partitioner runs up to {MAX_SWITCHES} switches and {MAX_LINKS} switch links)\n"
+            "bisection_width   not computed (no closed form; the partitioner runs up to {MAX_SWITCHES} switches and {MAX_LINKS} switch links, and needs nodes on both sides of a cut)\n"
         ),
     }
 }

@@ -107,6 +107,10 @@ pub fn partitioned(topo: &dyn Topology) -> Option<Bisection> {
     }
     let g = switch_graph(topo);
     let split = partition::bisect(&g, SEED)?;
+    // A side without nodes is no bisection (a network of one switch cannot be cut by switch links).
+    if split.weights.contains(&0) {
+        return None;
+    }
     Some(Bisection {
         // Edge weights count half-links: each end of a bidirectional link adds one.
         width: split.cut / 2,
@@ -298,14 +302,16 @@ mod tests {
         );
     }
 
-    /// Where whole switches cannot split the nodes evenly the sides are as even as they allow: a
-    /// single switch (`fat-tree:k=4,n=1`) keeps its 4 nodes on one side and cuts nothing; a RUFT's
-    /// return links count as links between the last stage and the leaves' first-stage switches.
+    /// Where whole switches cannot split the nodes evenly the sides are as even as they allow; a
+    /// single switch (`fat-tree:k=4,n=1`) cannot be cut at all, so it has no bisection (a width of 0
+    /// would read as a network cut in two); a RUFT's return links count as links between the last
+    /// stage and the leaves' first-stage switches.
     #[test]
     fn uneven_and_unidirectional_networks() {
-        let one = partitioned(build("fat-tree:k=4,n=1").unwrap().as_ref()).unwrap();
-        assert_eq!((one.width, one.sides), (0, [0, 4]));
-        assert!(build("fat-tree:k=4,n=1").unwrap().bisection().is_none());
+        let one = build("fat-tree:k=4,n=1").unwrap();
+        assert_eq!(partitioned(one.as_ref()), None);
+        assert_eq!(report(one.as_ref()).bisection_method, Method::Skipped);
+        assert!(one.bisection().is_none());
         let ruft = partitioned(build("ruft:k=2,n=3").unwrap().as_ref()).unwrap();
         assert_eq!(ruft.sides, [4, 4]);
         assert!(ruft.width > 0, "{ruft:?}");
