@@ -242,6 +242,21 @@ fn collective_slices_survive_the_trace_cache() {
     assert_eq!(timelines[0], timelines[1]);
 }
 
+/// A run config of `bu:size=1000` on the 4-ary 3-tree under free-output selection with same-cycle
+/// retry (conflict-free stages), its `[network]` table ending in `extra`.
+fn free_bu_config(name: &str, extra: &str) -> PathBuf {
+    let config = scratch(name);
+    std::fs::write(
+        &config,
+        format!(
+            "topology = \"fat-tree:k=4,n=3\"\nworkload = \"bu:size=1000\"\n\
+             [network]\nselection = \"free\"\nloser_retry = \"same-cycle\"\n{extra}"
+        ),
+    )
+    .unwrap();
+    config
+}
+
 #[test]
 fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
     // bu:size=1000 on the 4-ary 3-tree: 1000 bytes are ceil(1000 / 64) = 16 packets of 16 phits, so a
@@ -252,13 +267,7 @@ fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
     // netreplay's first switch), spreads without conflict, so the critical path is 6 messages and
     // 6 x 256 + 2 x (2 + 4 + 6) = 1560 cycles, all of it latency. (FSIN's selection, the default,
     // may send a head to a busy but less occupied output: 62 cycles of contention, tested below.)
-    let config = scratch("bu-free.toml");
-    std::fs::write(
-        &config,
-        "topology = \"fat-tree:k=4,n=3\"\nworkload = \"bu:size=1000\"\n\
-         [network]\nselection = \"free\"\nloser_retry = \"same-cycle\"\n",
-    )
-    .unwrap();
+    let config = free_bu_config("bu-free.toml", "");
     let r = run_json(&["run", config.to_str().unwrap()]);
     let cp = &r["critical_path"];
     assert_eq!(r["completion_cycles"], 1560);
@@ -285,13 +294,7 @@ fn bu_critical_path_without_contention_is_the_sum_of_its_stages() {
 /// spacing is zero-load latency, not contention.
 #[test]
 fn packet_spacing_is_latency_not_contention() {
-    let config = scratch("bu-spaced.toml");
-    std::fs::write(
-        &config,
-        "topology = \"fat-tree:k=4,n=3\"\nworkload = \"bu:size=1000\"\n\
-         [network]\nselection = \"free\"\nloser_retry = \"same-cycle\"\nallocation_delay = 2\n",
-    )
-    .unwrap();
+    let config = free_bu_config("bu-spaced.toml", "allocation_delay = 2\n");
     for (model, gaps) in [("flit", 15), ("flow", 16)] {
         let r = run_json(&["run", config.to_str().unwrap(), "--model", model]);
         let cp = &r["critical_path"];
