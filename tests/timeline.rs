@@ -310,6 +310,36 @@ fn packet_spacing_is_latency_not_contention() {
     }
 }
 
+/// RUFT's return links are `fly_time` per unit of length long (seed 000): a lone message on an
+/// `n`-stage RUFT with `fly_time = 8` crosses one link n - 1 units longer than the rest, and both
+/// engines report that extra fly time with the message, so its critical path shows no contention.
+#[test]
+fn long_links_are_latency_not_contention() {
+    let trace = scratch("ruft-one.trc");
+    std::fs::write(
+        &trace,
+        "netreplay-trace 3\nranks 8\n0 send 7 1600\n7 recv 0\n",
+    )
+    .unwrap();
+    for topology in ["ruft:k=4,n=3", "kns:k=4,n=2,s=2,sub=ruft,p=1"] {
+        let config = scratch("ruft.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "topology = \"{topology}\"\nworkload = \"trace:file={}\"\n[network]\nfly_time = 8\n",
+                trace.display()
+            ),
+        )
+        .unwrap();
+        for model in ["flit", "flow"] {
+            let r = run_json(&["run", config.to_str().unwrap(), "--model", model]);
+            let cp = &r["critical_path"];
+            assert_eq!(cp["contention_cycles"], 0, "{topology} {model}: {cp}");
+            assert_eq!(cp["cycles"], r["completion_cycles"], "{topology} {model}");
+        }
+    }
+}
+
 #[test]
 fn bu_critical_path_under_fsin_selection_shows_its_contention() {
     // The default model (FSIN's least-occupied-queue selection, next-cycle retry) sends some heads to

@@ -16,9 +16,9 @@
 //! switches x (max(routing_delay, allocation_delay) + 1 with output queues) + packets x packet
 //! phits, plus `allocation_delay` between packets: the contract's L + 16P by default), its
 //! *contention* the rest of its time from being issued to being consumed (busy links, full queues, its
-//! node's earlier messages). Latency is capped at the measured time. The formula counts every link as
-//! one unit long: RUFT's return links, `fly_time` per unit of their length, are longer, so with
-//! `fly_time > 0` their extra fly time is counted as contention.
+//! node's earlier messages), with the extra fly time of links longer than one unit (RUFT's return
+//! links, `fly_time` per unit of length) that the engines report per message. Latency is capped at
+//! the measured time.
 
 use crate::network::{Consumed, NetworkModel};
 use serde::Serialize;
@@ -54,10 +54,11 @@ impl ZeroLoad {
         }
     }
 
-    /// Cycles a message of `packets` packets over `hops` links takes on an empty network: its head's
-    /// way, then its phits, with `allocation_delay` between packets (the flit engine spaces the
-    /// packets behind the first; the flow model's rate P / (P + A) spaces every one).
-    pub fn cycles(&self, hops: u32, packets: u64) -> u64 {
+    /// Cycles a message of `packets` packets over `hops` links, whose links took `extra_fly` cycles
+    /// of fly time beyond one unit of length each, takes on an empty network: its head's way, then
+    /// its phits, with `allocation_delay` between packets (the flit engine spaces the packets behind
+    /// the first; the flow model's rate P / (P + A) spaces every one).
+    pub fn cycles(&self, hops: u32, extra_fly: u64, packets: u64) -> u64 {
         let hops = u64::from(hops);
         let gaps = if self.spaced_first {
             packets
@@ -68,6 +69,7 @@ impl ZeroLoad {
             + hops.saturating_sub(1) * self.per_switch
             + packets.saturating_mul(self.packet_phits)
             + gaps.saturating_mul(self.spacing)
+            + extra_fly
     }
 }
 
@@ -273,7 +275,10 @@ impl Tracker {
     pub fn arrived(&mut self, now: u64, msg: &Consumed) -> u32 {
         let parent = msg.note;
         let took = now - msg.issued_at;
-        let zero = self.zero.cycles(msg.hops, msg.packets).min(took);
+        let zero = self
+            .zero
+            .cycles(msg.hops, msg.extra_fly, msg.packets)
+            .min(took);
         let node = Node {
             parent: NONE,
             refs: 0,

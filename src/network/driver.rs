@@ -51,6 +51,9 @@ pub struct Consumed {
     pub issued_at: u64,
     /// Links crossed by the message's last packet, node links included.
     pub hops: u32,
+    /// Fly time that packet's links took beyond one unit of length each (RUFT's return links are
+    /// longer), so that a zero-load time counted by hops can add it.
+    pub extra_fly: u64,
     /// Packets of the message (its zero-load time depends on them: the critical path's split).
     pub packets: u64,
 }

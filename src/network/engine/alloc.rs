@@ -293,6 +293,9 @@ impl<D: Driver> Engine<'_, D> {
             self.outcome.phit_hops += u64::from(p);
             self.chan_phits[c] += u64::from(p);
             self.pkts[pkt as usize].hops += 1;
+            if self.long_links {
+                self.pkts[pkt as usize].extra_fly += self.chans[c].extra;
+            }
             // Link load over time: off unless a recorder is attached.
             if let Some(load) = self.load.as_deref_mut() {
                 load.add(cand.channel, now, p);

@@ -43,6 +43,7 @@ impl<'a, D: Driver> Engine<'a, D> {
         let mut chan_down = vec![NOWHERE; channels as usize];
         let mut chan_latency = vec![0u32; channels as usize];
         let mut chan_lag = vec![0u32; channels as usize];
+        let mut chan_extra = vec![0u32; channels as usize];
         let mut buf_feeder = vec![u32::MAX; buffers as usize];
         let mut buf_free = vec![0u32; buffers as usize];
         let mut fifo_cap = vec![0u32; buffers as usize];
@@ -65,6 +66,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                         let extra = fly * (topo.link_length(sw, local).max(1) - 1);
                         chan_latency[gp as usize] = link_to_switch + extra;
                         chan_lag[gp as usize] = fly + extra;
+                        chan_extra[gp as usize] = extra;
                         for vc in 0..vcs {
                             buf_feeder[(peer * vcs + vc) as usize] = gp;
                         }
@@ -73,6 +75,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                         chan_down[gp as usize] = SINK;
                         let extra = fly * (topo.link_length(sw, local).max(1) - 1);
                         chan_latency[gp as usize] = link_to_node + extra;
+                        chan_extra[gp as usize] = extra;
                     }
                     Endpoint::Unplugged => {}
                 }
@@ -145,6 +148,7 @@ impl<'a, D: Driver> Engine<'a, D> {
                 pick: 0,
                 rr_last: u32::MAX,
                 lag: chan_lag[c],
+                extra: chan_extra[c],
             })
             .collect();
 
@@ -176,6 +180,7 @@ impl<'a, D: Driver> Engine<'a, D> {
             phit_credits,
             allocation_delay: model.allocation_delay,
             arrival_extra,
+            long_links: chan_extra.iter().any(|&e| e > 0),
             vcs,
             nodes,
             ports,

@@ -126,6 +126,8 @@ struct Channel {
     /// Cycles from a head starting on it to its first phit being in the next buffer (fly time; the
     /// routing delay is not part of it): the phit-level occupancy FSIN's selection reads.
     lag: u32,
+    /// Fly time beyond a link of one unit (RUFT's return links: `fly_time` per unit of length).
+    extra: u32,
 }
 
 /// Requests for one channel by the heads of its switch (one per head per cycle it asks), summed over
@@ -223,6 +225,8 @@ struct Packet {
     phase: u32,
     /// Links crossed so far, node links included.
     hops: u32,
+    /// Fly time its links took beyond one unit of length each (the critical path's zero-load time).
+    extra_fly: u32,
     /// Random bits fixed for the packet, for routing functions that break ties per packet.
     salt: u32,
     /// Cycle at which its head is routed in its current buffer and may request an output.
@@ -267,6 +271,9 @@ pub(super) struct Engine<'a, D: Driver> {
     allocation_delay: u32,
     /// What the allocation delay adds to a head arriving at an idle queue (beyond the routing delay).
     arrival_extra: u32,
+    /// Some link is longer than one unit (RUFT's return links): packets then add up the extra fly
+    /// time of their links for the critical path; other networks skip it.
+    long_links: bool,
     vcs: u32,
     nodes: u32,
     /// Total switch ports; global port id = `port_start[switch] + local port`.

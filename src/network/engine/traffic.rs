@@ -88,6 +88,7 @@ impl<D: Driver> Engine<'_, D> {
             note: msg.note,
             issued_at: msg.issued_at,
             hops: self.pkts[pkt as usize].hops,
+            extra_fly: u64::from(self.pkts[pkt as usize].extra_fly),
             packets: msg.packets,
         };
         let mut steps = std::mem::take(&mut self.steps);
@@ -121,6 +122,7 @@ impl<D: Driver> Engine<'_, D> {
             via,
             phase: 0,
             hops: 0,
+            extra_fly: 0,
             salt,
             ready: 0,
             fixed: NO_FIX,

@@ -458,6 +458,9 @@ impl<'a, D: Driver> Replay<'a, D> {
             issued_at: msg.issued_at,
             // The path's links (its block keeps its length after the flow left them).
             hops: self.marks[m as usize].block.len,
+            extra_fly: self
+                .paths
+                .extra_fly(msg.latency, self.marks[m as usize].block.len),
             packets: msg.phits / self.packet_phits,
         };
         self.free_msgs.push(m);
