@@ -12,6 +12,8 @@ writes into the directory (atomically: a temporary file renamed over the old one
 Standard library only.
 """
 
+import csv
+import io
 import json
 import os
 import statistics
@@ -108,13 +110,26 @@ def main():
         err = (flow["completion_cycles"] - flit["completion_cycles"]) / flit["completion_cycles"]
         rows.append((network, workload, size, flit, flow, err))
 
-    csv = ["network,workload,size,flit_cycles,flow_cycles,error,flit_wall_s,flow_wall_s"]
+    # The csv module quotes fields that need it (network labels such as "4,3-fat-tree" hold commas).
+    table = io.StringIO()
+    writer = csv.writer(table, lineterminator="\n")
+    writer.writerow(
+        ["network", "workload", "size", "flit_cycles", "flow_cycles", "error", "flit_wall_s", "flow_wall_s"]
+    )
     for network, workload, size, flit, flow, err in rows:
-        csv.append(
-            f"{network},{workload},{'' if size is None else size},{flit['completion_cycles']},"
-            f"{flow['completion_cycles']},{err:.6f},{flit['wall_seconds']:.4f},{flow['wall_seconds']:.4f}"
+        writer.writerow(
+            [
+                network,
+                workload,
+                "" if size is None else size,
+                flit["completion_cycles"],
+                flow["completion_cycles"],
+                f"{err:.6f}",
+                f"{flit['wall_seconds']:.4f}",
+                f"{flow['wall_seconds']:.4f}",
+            ]
         )
-    write_atomic(os.path.join(directory, "errors.csv"), "\n".join(csv) + "\n")
+    write_atomic(os.path.join(directory, "errors.csv"), table.getvalue())
 
     md = ["# Flow model vs flit model", ""]
     md.append(
