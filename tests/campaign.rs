@@ -198,6 +198,11 @@ fn two_shards_merge_into_the_unsharded_report() {
     ]);
     assert_eq!(lines(&a).len() + lines(&b).len(), 24);
     assert_eq!(lines(&a).len(), 12);
+    // A task's directory is complete for its shard, though it holds half the campaign's runs.
+    let (a_dir, b_dir) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let shard = ok(&["campaign", "--status", a_dir, "--shard", "1/2"]);
+    assert!(shard.contains("shard 1/2    12 of 12 done"), "{shard}");
+    fails(&["campaign", "--status", b_dir]);
     let report = ok(&[
         "report",
         a.to_str().unwrap(),
@@ -363,6 +368,15 @@ fn slurm_scripts_run_by_hand_merge_into_the_unsharded_report() {
         );
     }
     ok(&["campaign", "--status", d]);
+    // `report` of the layout's root reads its shards, as the merge job does.
+    let again = ok(&["report", d]);
+    assert!(again.contains("Runs: 24 of 24 done"), "{again}");
+    assert_eq!(
+        std::fs::read_to_string(whole.join("report.md")).unwrap(),
+        std::fs::read_to_string(dir.join("report.md")).unwrap()
+    );
+    let err = fails(&["campaign", "--status", d, "--shard", "1/2"]);
+    assert!(err.contains("knows its shards"), "{err}");
 
     let err = fails(&["campaign", QUICK, "--slurm", "--array", "3", "--out", d]);
     assert!(err.contains("laid out in 2 shards"), "{err}");

@@ -248,7 +248,18 @@ fn has_results(dir: &Path) -> Result<bool> {
 }
 
 /// Merges results directories of the same config (shards, or one directory), refusing mismatches.
+/// A Slurm layout's root (`campaign --slurm`'s --out) stands for its shards' directories.
 pub fn merge(dirs: &[PathBuf]) -> Result<(CampaignConfig, Vec<RunRecord>)> {
+    let mut expanded = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        match super::slurm::Layout::load(dir)? {
+            Some(layout) => {
+                expanded.extend((1..=layout.array).map(|i| super::slurm::shard_dir(dir, i)));
+            }
+            None => expanded.push(dir.clone()),
+        }
+    }
+    let dirs = &expanded[..];
     let mut merged: Option<(CampaignConfig, String)> = None;
     let mut records: BTreeMap<(String, String, Option<u64>), (RunRecord, &Path)> = BTreeMap::new();
     for dir in dirs {

@@ -105,8 +105,9 @@ pub fn run_name(run: &Planned) -> String {
     }
 }
 
-/// Reads the state of `dir`: a Slurm layout if it holds one, else a plain results directory.
-pub fn status(dir: &Path) -> Result<Status> {
+/// Reads the state of `dir`: a Slurm layout if it holds one, else a plain results directory, all of
+/// the campaign's runs or, with `shard`, that shard's (a hand-written job array's task directory).
+pub fn status(dir: &Path, shard: Option<Shard>) -> Result<Status> {
     if !dir.is_dir() {
         return Err(Error::Invalid(format!(
             "{} is not a directory; --status takes the --out directory of a campaign",
@@ -114,6 +115,11 @@ pub fn status(dir: &Path) -> Result<Status> {
         )));
     }
     match Layout::load(dir)? {
+        Some(_) if shard.is_some() => Err(Error::Invalid(format!(
+            "{} is a Slurm layout, which knows its shards; --status takes --shard only for a plain \
+             results directory",
+            dir.display()
+        ))),
         Some(layout) => layout_status(dir, &layout),
         None => {
             if !dir.join(super::results_dir::MANIFEST).exists() {
@@ -125,7 +131,7 @@ pub fn status(dir: &Path) -> Result<Status> {
                 )));
             }
             let (cfg, records) = super::load_dir(dir)?;
-            let s = shard_status(&cfg, dir, &records, None);
+            let s = shard_status(&cfg, dir, &records, shard);
             Ok(Status {
                 name: title(&cfg),
                 config_hash: cfg.hash(),

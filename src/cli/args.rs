@@ -172,8 +172,9 @@ pub(super) struct CampaignArgs {
     #[arg(long, conflicts_with = "slurm")]
     pub(super) shard: Option<campaign::Shard>,
     /// Print which runs of results directory DIR (a campaign's --out, or a Slurm layout) are
-    /// done and which are missing, per shard; exit 1 while any is missing. Runs nothing.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "out", "jobs", "shard", "slurm"])]
+    /// done and which are missing, per shard; exit 1 while any is missing. Runs nothing. With
+    /// --shard I/N, only that shard's runs (the --out of one task of a hand-written job array).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "out", "jobs", "slurm"])]
     pub(super) status: Option<PathBuf>,
     /// Slurm job array and merge job (`--slurm`, `--array`, `--submit`, ...).
     #[command(flatten)]

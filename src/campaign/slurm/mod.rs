@@ -352,7 +352,7 @@ pub fn prepare(
     let merge_path = dir.join("slurm/merge.sbatch");
     crate::output::write_atomic(&array_path, scripts.array_script()?.as_bytes())?;
     crate::output::write_atomic(&merge_path, scripts.merge_script()?.as_bytes())?;
-    let status = status::status(&dir)?;
+    let status = status::status(&dir, None)?;
     Ok(Prepared {
         scripts,
         array_path,

@@ -10,7 +10,7 @@ use std::path::Path;
 /// by the campaign's report.
 pub(in crate::cli) fn campaign(args: CampaignArgs) -> Result<()> {
     if let Some(dir) = &args.status {
-        return status(dir);
+        return status(dir, args.shard);
     }
     let c = overlay::campaign(&args)?;
     if args.slurm.slurm {
@@ -52,9 +52,10 @@ pub(in crate::cli) fn campaign(args: CampaignArgs) -> Result<()> {
     Ok(())
 }
 
-/// `campaign --status DIR`: which runs are done and which missing; an error while any is missing.
-fn status(dir: &Path) -> Result<()> {
-    let s = campaign::status::status(dir)?;
+/// `campaign --status DIR [--shard I/N]`: which runs are done and which missing; an error while any
+/// is missing.
+fn status(dir: &Path, shard: Option<campaign::Shard>) -> Result<()> {
+    let s = campaign::status::status(dir, shard)?;
     print!("{}", s.text());
     if s.missing() > 0 {
         return Err(Error::Invalid(format!(
