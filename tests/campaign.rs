@@ -531,3 +531,76 @@ fn a_failing_run_leaves_the_others_recorded() {
     assert!(again.contains("2 of 2 runs failed"), "{again}");
     assert_eq!(lines(&out).len(), 4);
 }
+
+/// The fields of one CSV line (RFC 4180: quoted fields may hold commas and doubled quotes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut fields, mut field, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' if quoted && chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            '"' => quoted = !quoted,
+            ',' if !quoted => fields.push(std::mem::take(&mut field)),
+            c => field.push(c),
+        }
+    }
+    fields.push(field);
+    fields
+}
+
+/// A partial campaign (one shard: the 10-byte runs only, so no network has its index yet) reports
+/// what it knows: in `summary.csv` the index fields are empty, not `-` (a numeric reader would turn
+/// the column into strings), and the normalised costs are there, as the costs do not depend on runs.
+#[test]
+fn a_partial_campaign_leaves_unknown_values_empty_and_gives_normalised_costs() {
+    let dir = tmp("partial");
+    ok(&[
+        "campaign",
+        QUICK,
+        "--out",
+        dir.to_str().unwrap(),
+        "--shard",
+        "1/2",
+    ]);
+    let csv = std::fs::read_to_string(dir.join("summary.csv")).unwrap();
+    let mut rows = csv.lines().map(csv_fields);
+    let head = rows.next().unwrap();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let rows: Vec<Vec<String>> = rows.collect();
+    assert_eq!(rows.len(), 3, "{csv}");
+    for row in &rows {
+        assert_eq!(row.len(), head.len(), "{csv}");
+        for (h, v) in head.iter().zip(row) {
+            assert!(
+                v.is_empty() || h == "network" || h == "topology" || v.parse::<f64>().is_ok(),
+                "{h} = {v:?} is neither a number nor empty:\n{csv}"
+            );
+        }
+        for unknown in ["weighted_sum", "normalised_phi", "perf_per_cost_u"] {
+            assert_eq!(row[col(unknown)], "", "{unknown}:\n{csv}");
+        }
+        // Cost per node over the reference's (the fat tree, first), in both columns.
+        for (norm, cost) in [
+            ("normalised_cost_cn", "cost_per_node_cn"),
+            ("normalised_cost_u", "cost_per_node_u"),
+        ] {
+            let (n, c, r): (f64, f64, f64) = (
+                row[col(norm)].parse().unwrap(),
+                row[col(cost)].parse().unwrap(),
+                rows[0][col(cost)].parse().unwrap(),
+            );
+            assert!((n - c / r).abs() < 1e-4, "{norm} {n} vs {c} / {r}:\n{csv}");
+        }
+    }
+    assert_eq!(rows[1][col("normalised_cost_cn")], "0.404449", "{csv}");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("| Norm cost/node-CN | 1.00 | 0.40 | 0.43 |"),
+        "{md}"
+    );
+    assert!(md.contains("| Normalised φ | - | - | - |"), "{md}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -64,6 +64,19 @@ pub struct Analysis {
     pub runs_done: usize,
 }
 
+impl Analysis {
+    /// The normalised cost per node of network `n` (its cost per node over the reference's), for the
+    /// complete network and for the used resources. Costs do not depend on runs, so this is known
+    /// before any run is done, where the index (`index_complete`, `index_used`) is not.
+    pub fn normalised_costs(&self, n: &NetworkResult) -> Option<(f64, f64)> {
+        let r = self.networks.iter().find(|r| r.label == self.reference)?;
+        Some((
+            n.cost_complete.per_node / r.cost_complete.per_node,
+            n.cost_used.per_node / r.cost_used.per_node,
+        ))
+    }
+}
+
 /// A candidate's canonical specs and its costs, complete and used.
 pub(super) struct Priced {
     topology: String,

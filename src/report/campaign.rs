@@ -30,42 +30,48 @@ fn opt(v: Option<f64>, digits: usize) -> String {
     v.map_or_else(|| "-".into(), |v| format!("{v:.digits$}"))
 }
 
-type Field = fn(&NetworkResult) -> String;
+/// A CSV field of an optional number: empty when missing, as a numeric reader (pandas) expects.
+fn csv_opt(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(String::new, |v| format!("{v:.digits$}"))
+}
+
+type Field = fn(&Analysis, &NetworkResult) -> String;
 
 /// The rows of the performance and cost table (seed 004 Tables 4-5), in order: `report.md` and
-/// `report.html` both print exactly these, so neither can lose a row the other has.
+/// `report.html` both print exactly these, so neither can lose a row the other has. Costs, and so
+/// normalised costs, are known before any run; the other rows wait for the runs they sum.
 const SUMMARY: [(&str, Field); 11] = [
-    ("Σ weighted relative time", |n| {
+    ("Σ weighted relative time", |_, n| {
         opt(n.index_complete.map(|x| x.weighted_sum), 2)
     }),
-    ("Normalised φ", |n| {
+    ("Normalised φ", |_, n| {
         opt(n.index_complete.map(|x| x.normalised_phi), 2)
     }),
-    ("Total cost-CN", |n| {
+    ("Total cost-CN", |_, n| {
         format!("{:.0}", n.cost_complete.total.round())
     }),
-    ("Cost/node-CN", |n| {
+    ("Cost/node-CN", |_, n| {
         format!("{:.0}", n.cost_complete.per_node.round())
     }),
-    ("Norm cost/node-CN", |n| {
-        opt(n.index_complete.map(|x| x.normalised_cost), 2)
+    ("Norm cost/node-CN", |a, n| {
+        opt(a.normalised_costs(n).map(|c| c.0), 2)
     }),
-    ("Perf./cost-CN", |n| {
+    ("Perf./cost-CN", |_, n| {
         opt(n.index_complete.map(|x| x.perf_per_cost), 2)
     }),
-    ("Switches-U / links-U", |n| {
+    ("Switches-U / links-U", |_, n| {
         format!("{} / {}", n.cost_used.switches, n.cost_used.links)
     }),
-    ("Total cost-U", |n| {
+    ("Total cost-U", |_, n| {
         format!("{:.0}", n.cost_used.total.round())
     }),
-    ("Cost/node-U", |n| {
+    ("Cost/node-U", |_, n| {
         format!("{:.0}", n.cost_used.per_node.round())
     }),
-    ("Norm cost/node-U", |n| {
-        opt(n.index_used.map(|x| x.normalised_cost), 2)
+    ("Norm cost/node-U", |a, n| {
+        opt(a.normalised_costs(n).map(|c| c.1), 2)
     }),
-    ("Perf./cost-U", |n| {
+    ("Perf./cost-U", |_, n| {
         opt(n.index_used.map(|x| x.perf_per_cost), 2)
     }),
 ];
@@ -74,7 +80,7 @@ const SUMMARY: [(&str, Field); 11] = [
 pub fn summary_rows(a: &Analysis) -> Vec<(&'static str, Vec<String>)> {
     SUMMARY
         .iter()
-        .map(|(name, f)| (*name, a.networks.iter().map(f).collect()))
+        .map(|(name, f)| (*name, a.networks.iter().map(|n| f(a, n)).collect()))
         .collect()
 }
 
@@ -141,30 +147,32 @@ pub fn relative_csv(a: &Analysis) -> String {
     t
 }
 
-/// The summary (Tables 3-5) as CSV: one line per network.
+/// The summary (Tables 3-5) as CSV: one line per network; a value not known yet (runs missing) is an
+/// empty field, as in `relative_times.csv`.
 pub fn summary_csv(a: &Analysis) -> String {
     let mut t = String::from(
         "network,topology,weighted_sum,normalised_phi,total_cost_cn,cost_per_node_cn,normalised_cost_cn,perf_per_cost_cn,switches_u,links_u,total_cost_u,cost_per_node_u,normalised_cost_u,perf_per_cost_u\n",
     );
     for n in &a.networks {
         let (c, u) = (n.index_complete, n.index_used);
+        let norm = a.normalised_costs(n);
         let _ = writeln!(
             t,
             "{},{},{},{},{:.2},{:.2},{},{},{},{},{:.2},{:.2},{},{}",
             super::csv_field(&n.label),
             super::csv_field(&n.topology),
-            opt(c.map(|x| x.weighted_sum), 6),
-            opt(c.map(|x| x.normalised_phi), 6),
+            csv_opt(c.map(|x| x.weighted_sum), 6),
+            csv_opt(c.map(|x| x.normalised_phi), 6),
             n.cost_complete.total,
             n.cost_complete.per_node,
-            opt(c.map(|x| x.normalised_cost), 6),
-            opt(c.map(|x| x.perf_per_cost), 6),
+            csv_opt(norm.map(|x| x.0), 6),
+            csv_opt(c.map(|x| x.perf_per_cost), 6),
             n.cost_used.switches,
             n.cost_used.links,
             n.cost_used.total,
             n.cost_used.per_node,
-            opt(u.map(|x| x.normalised_cost), 6),
-            opt(u.map(|x| x.perf_per_cost), 6),
+            csv_opt(norm.map(|x| x.1), 6),
+            csv_opt(u.map(|x| x.perf_per_cost), 6),
         );
     }
     t
