@@ -16,14 +16,30 @@ fn size_label(size: Option<u64>) -> String {
     }
 }
 
-/// `text` as Markdown text (a table cell, a heading): `|` escaped, line breaks made spaces, and `<`,
-/// `>` and `&` written as entities, so that a name such as `a <i>` is shown, not read as HTML.
+/// Markdown's inline specials, each written with a backslash before it: emphasis (`*`, `_`, `~`),
+/// code (`` ` ``), links (`[`, `]`), headings' closing `#`, table cells' `|`, GitHub's math (`$`) and
+/// the backslash itself.
+const MD_SPECIALS: &[char] = &['\\', '`', '*', '_', '~', '[', ']', '#', '|', '$'];
+
+/// `text` as Markdown text (a table cell, a heading): each of [`MD_SPECIALS`] escaped with a backslash,
+/// line breaks made spaces, and `<`, `>` and `&` written as entities, so that a name such as
+/// `a <i> *b*` is shown as written, not read as HTML or emphasis.
 fn md(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' | '\r' => out.push(' '),
+            c if MD_SPECIALS.contains(&c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -92,10 +108,10 @@ pub fn markdown(a: &Analysis) -> String {
         t,
         "Reference network: {}. Cost model: {}. Runs: {} of {} done. Config hash {}.\n",
         md(&a.reference),
-        a.cost_model,
+        md(&a.cost_model),
         a.runs_done,
         a.runs_planned,
-        a.config_hash
+        md(&a.config_hash)
     );
     let _ = writeln!(
         t,
@@ -193,4 +209,85 @@ pub fn write_all(a: &Analysis, dir: &Path) -> Result<()> {
     ];
     let files: Vec<(&str, &[u8])> = files.iter().map(|(n, t)| (*n, t.as_bytes())).collect();
     crate::output::write_set(dir, &files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Markdown text with each backslash escape removed: what a renderer shows, entities apart.
+    fn unescape(text: &str) -> String {
+        let mut out = String::new();
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' => out.extend(chars.next()),
+                c => out.push(c),
+            }
+        }
+        out
+    }
+
+    /// No special is left bare: each is the second character of an escape.
+    fn all_escaped(text: &str) -> bool {
+        let mut chars = text.chars();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.next().is_some_and(|n| MD_SPECIALS.contains(&n)) => {}
+                c if MD_SPECIALS.contains(&c) => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+
+    /// A campaign and a candidate named with Markdown's specials print as written in the heading,
+    /// the reference, the table heads and the cells: no emphasis, code, link or extra column.
+    #[test]
+    fn names_with_markdown_specials_print_literally() {
+        let name = r"pipe | test *bold* `code` _it_ [link](x) #1 ~~s~~ $m$ back\slash";
+        let mut a = crate::report::html::tests::analysis();
+        a.name = name.into();
+        a.networks[1].label = name.into();
+        a.cells[0].workload = "trace:file=my_trace_[1].txt".into();
+        let escaped = md(name);
+        assert_eq!(unescape(&escaped), name);
+        assert!(all_escaped(&escaped), "{escaped}");
+        let text = markdown(&a);
+        let heading = text.lines().next().unwrap();
+        assert_eq!(heading, format!("# {escaped}"));
+        assert_eq!(unescape(&heading[2..]), name);
+        // Table rows split at their unescaped bars: every row keeps its column count, and the
+        // candidate's head cell reads back as its name.
+        let cells = |row: &str| -> Vec<String> {
+            let (mut cells, mut cell, mut chars) = (Vec::new(), String::new(), row.chars());
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => {
+                        cell.push(c);
+                        cell.extend(chars.next());
+                    }
+                    '|' => cells.push(std::mem::take(&mut cell).trim().to_string()),
+                    c => cell.push(c),
+                }
+            }
+            cells
+        };
+        let rows: Vec<&str> = text.lines().filter(|l| l.starts_with('|')).collect();
+        let head = cells(rows[0]);
+        assert_eq!(head.len(), 1 + 3 + 2, "{}", rows[0]);
+        assert_eq!(unescape(&head[5]), name);
+        // Two tables: the relative times (head, rule, two cells), then the summary's eleven rows.
+        assert_eq!(rows.len(), 4 + 2 + 11, "{text}");
+        for (i, row) in rows.iter().enumerate() {
+            assert_eq!(cells(row).len(), if i < 4 { 6 } else { 4 }, "{row}");
+        }
+        assert_eq!(unescape(&cells(rows[4])[3]), name);
+        let pattern = &cells(rows[2])[1];
+        assert_eq!(unescape(pattern), "trace:file=my_trace_[1].txt");
+        assert!(all_escaped(pattern), "{pattern}");
+        // The reference sentence names it escaped too.
+        a.reference = name.into();
+        assert!(markdown(&a).contains(&format!("Reference network: {escaped}.")));
+    }
 }

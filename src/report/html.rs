@@ -398,7 +398,7 @@ pub fn load_latency(curves: &[Curve]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::campaign::analysis::{Cell, NetworkResult};
     use crate::campaign::index::Index;
