@@ -602,5 +602,11 @@ fn a_partial_campaign_leaves_unknown_values_empty_and_gives_normalised_costs() {
         "{md}"
     );
     assert!(md.contains("| Normalised φ | - | - | - |"), "{md}");
+    // No network has its index yet: the scatter says so rather than drawing empty axes.
+    let scatter = std::fs::read_to_string(dir.join("phi_vs_cost.svg")).unwrap();
+    assert!(
+        scatter.contains(">no network has all its runs yet (12 of 24 runs done)</text>"),
+        "{scatter}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -10,6 +10,7 @@ pub mod run;
 
 pub mod axis;
 pub mod campaign;
+pub mod chart;
 pub mod counters;
 pub mod svg;
 pub mod timeline;
