@@ -20,7 +20,7 @@
 //! links, `fly_time` per unit of length) that the engines report per message. Latency is capped at
 //! the measured time.
 
-use crate::network::{Consumed, NetworkModel};
+use crate::network::{Consumed, HeadLatency, NetworkModel};
 use serde::Serialize;
 
 /// No node: an empty chain, and the note of a message the tracker did not see issued.
@@ -32,8 +32,7 @@ pub const STEPS_LISTED: usize = 200;
 /// Zero-load time of a message, from the network model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ZeroLoad {
-    per_link: u64,
-    per_switch: u64,
+    head: HeadLatency,
     packet_phits: u64,
     /// Cycles between a message's packets on a link into a switch (`allocation_delay`: such links
     /// carry P / (P + A)), and whether the first packet is spaced too (the flow model's rate).
@@ -45,9 +44,7 @@ impl ZeroLoad {
     /// The zero-load timing of `model`.
     pub fn new(model: &NetworkModel) -> ZeroLoad {
         ZeroLoad {
-            per_link: 1 + u64::from(model.fly_time),
-            per_switch: u64::from(model.routing_delay.max(model.allocation_delay))
-                + u64::from(model.output_queue_packets > 0),
+            head: model.head_latency(),
             packet_phits: u64::from(model.packet_phits),
             spacing: u64::from(model.allocation_delay),
             spaced_first: model.model == crate::network::Model::Flow,
@@ -59,14 +56,12 @@ impl ZeroLoad {
     /// its phits, with `allocation_delay` between packets (the flit engine spaces the packets behind
     /// the first; the flow model's rate P / (P + A) spaces every one).
     pub fn cycles(&self, hops: u32, extra_fly: u64, packets: u64) -> u64 {
-        let hops = u64::from(hops);
         let gaps = if self.spaced_first {
             packets
         } else {
             packets.saturating_sub(1)
         };
-        hops * self.per_link
-            + hops.saturating_sub(1) * self.per_switch
+        self.head.cycles(hops)
             + packets.saturating_mul(self.packet_phits)
             + gaps.saturating_mul(self.spacing)
             + extra_fly

@@ -24,7 +24,7 @@ mod wheel;
 pub use crate::routing::Routing;
 pub use driver::{Consumed, Driver, NO_NOTE, Step};
 pub use flow::Model;
-pub use model::{Arbitration, CreditUnit, LoserRetry, NetworkModel, PRESETS, Preset};
+pub use model::{Arbitration, CreditUnit, HeadLatency, LoserRetry, NetworkModel, PRESETS, Preset};
 pub use open_loop::OpenLoopParams;
 pub use outcome::Outcome;
 pub use progress::Progress;

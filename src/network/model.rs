@@ -230,7 +230,33 @@ impl TryFrom<NetworkConfig> for NetworkModel {
     }
 }
 
+/// A packet head's time on an empty network, were every link one unit long: per link 1 + `fly_time`,
+/// per switch crossed max(`routing_delay`, `allocation_delay`) and one more with output queues (the
+/// contract's L). The critical path's zero-load time and the flow model's long-link extra both read it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeadLatency {
+    per_link: u64,
+    per_switch: u64,
+}
+
+impl HeadLatency {
+    /// Cycles over `hops` links (`hops - 1` switches).
+    pub fn cycles(&self, hops: u32) -> u64 {
+        let hops = u64::from(hops);
+        hops * self.per_link + hops.saturating_sub(1) * self.per_switch
+    }
+}
+
 impl NetworkModel {
+    /// The head latency of this model's links and switches ([`HeadLatency`]).
+    pub fn head_latency(&self) -> HeadLatency {
+        HeadLatency {
+            per_link: 1 + u64::from(self.fly_time),
+            per_switch: u64::from(self.routing_delay.max(self.allocation_delay))
+                + u64::from(self.output_queue_packets > 0),
+        }
+    }
+
     /// The model of preset `name` (see [`PRESETS`]).
     pub fn preset(name: &str) -> Result<NetworkModel> {
         PRESETS

@@ -32,9 +32,8 @@ pub(super) struct Paths<'a> {
     ports: u32,
     /// Head latency of each link id.
     link_latency: Vec<u64>,
-    /// A path's head latency were its links one unit long: per link, and per switch crossed.
-    unit_link: u64,
-    unit_switch: u64,
+    /// A path's head latency were its links one unit long.
+    unit: crate::network::HeadLatency,
     /// What each switch port is wired to, read once from the topology ([`FarEnd`]): a walk takes
     /// one per hop, where asking the topology decodes the switch's position every time.
     far_end: Vec<FarEnd>,
@@ -125,8 +124,7 @@ impl<'a> Paths<'a> {
             port_start,
             ports,
             link_latency,
-            unit_link: 1 + fly,
-            unit_switch: enter_switch + crossbar,
+            unit: model.head_latency(),
             far_end,
             link_classes,
             vcs: topo.virtual_channels().max(1),
@@ -137,9 +135,7 @@ impl<'a> Paths<'a> {
     /// Fly time a path of `hops` links whose head latency is `latency` took beyond one unit of length
     /// per link (RUFT's return links are longer): what a zero-load time counted by hops leaves out.
     pub(super) fn extra_fly(&self, latency: u64, hops: u32) -> u64 {
-        let hops = u64::from(hops);
-        let unit = hops * self.unit_link + hops.saturating_sub(1) * self.unit_switch;
-        latency.saturating_sub(unit)
+        latency.saturating_sub(self.unit.cycles(hops))
     }
 
     /// Number of link ids (switch ports, then injection links).
