@@ -96,6 +96,8 @@ fn run_json(
         timeline,
         link_load,
         bins,
+        // A `[[jobs]]` spec error is placed at its line in the file, as `netreplay run CONFIG` does.
+        config,
         ..run::RunOptions::default()
     };
     let r = py

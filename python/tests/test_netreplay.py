@@ -105,6 +105,20 @@ def test_errors_carry_the_cli_message():
     assert out.stderr.strip() == f"netreplay: error: {raised.value}"
 
 
+def test_a_bad_job_spec_is_placed_in_its_config_as_the_cli_places_it(tmp_path):
+    config = write(
+        tmp_path / "jobs.toml",
+        'topology = "fat-tree:k=4,n=2"\n\n[[jobs]]\nworkload = "bu:size=10,ranks=4"\n\n'
+        '[[jobs]]\nworkload = "bu:size=0,ranks=4"\n',
+    )
+    out = subprocess.run([BIN, "run", str(config)], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode != 0
+    with pytest.raises(netreplay.Error) as raised:
+        netreplay.run(config)
+    assert f"{config}:7:16:" in str(raised.value)
+    assert out.stderr.strip() == f"netreplay: error: {raised.value}"
+
+
 # What every campaign row carries: the run's specs and models, its measures, and the build.
 ROW_FIELDS = [
     "label",
