@@ -253,6 +253,17 @@ mod tests {
         }
     }
 
+    /// FleX with 2 x 2 layers is below seed 003 §III-C's N_x, N_y >= 3: eq. 8 would give 3 * 4 * 2 / 2
+    /// = 12, but the 6 + 6 split {(0,0,0), (1,0,0), (0,0,1), (1,1,1), (1,0,2), (0,1,2)} cuts 8 links,
+    /// the minimum over every split. So it has no closed form, and the partitioner finds 8.
+    #[test]
+    fn flex_with_two_by_two_layers_has_no_closed_form() {
+        let topo = build("flex:x=2,y=2,z=3,p=1").unwrap();
+        assert_eq!(topo.bisection(), None);
+        assert_eq!(partition::exhaustive(&switch_graph(topo.as_ref())), 2 * 8);
+        assert_eq!(report(topo.as_ref()).bisection_width, Some(8));
+    }
+
     /// At 4096 nodes the partitioner still meets the closed form: `fat-tree:k=8,n=4` has 8^4/2 = 2048
     /// (seed 001 Table I), `torus:k=64,n=2` 2 * 64 = 128.
     #[test]

@@ -146,10 +146,11 @@ impl Topology for Flex {
     wired_by_graph!();
     /// Three layers, min(N_x, N_y) even: 3 N_x N_y min(N_x, N_y) / 2, seed 003 eq. 8 (§III-A-3; Table 3
     /// confirms it with METIS for even smallest axes and finds more when it is odd, so odd ones and other
-    /// layer counts are left to the partitioner).
+    /// layer counts are left to the partitioner). Not for 2 x 2 layers, below §III-C's N_x, N_y >= 3:
+    /// eq. 8 gives 12 there, and a 6 + 6 split cutting 8 links exists.
     fn bisection(&self) -> Option<Bisection> {
         let m = self.nx.min(self.ny);
-        (self.nz == 3 && m.is_multiple_of(2)).then(|| {
+        (self.nz == 3 && m.is_multiple_of(2) && self.nx.max(self.ny) > 2).then(|| {
             let per_layer = u64::from(self.nx) * u64::from(self.ny);
             Bisection::closed_form(3 * per_layer * u64::from(m) / 2, self.nodes())
         })
