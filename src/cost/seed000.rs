@@ -8,7 +8,10 @@
 //! Cabinets follow §5.3 family by family: the nodes of a tree's leaf switch share a cabinet, so node
 //! links are local and every switch-to-switch link is global; a mesh, torus, flattened butterfly or
 //! KNS keeps each line of its first dimension in one cabinet (links of dimension 0 local, the others
-//! global), and a KNS subnet fits in a cabinet (its inter-stage links local). A family without such a
+//! global), and a KNS subnet fits in a cabinet (its inter-stage links local). A torus's global links
+//! join neighbouring cabinets, so §5.3 prices them as 5 m copper; seed 000 prices no mesh, and a mesh
+//! is that torus without its wrap-around links, so its global links are priced the same (as 10 m
+//! fibre a mesh would cost more than the torus that has more links). A family without such a
 //! rule is refused by name. With these rules Table 8's totals come out as the paper prints them for
 //! seven of its eight 64K-node networks (235 M, 420 M, 376 M, 266 M, 412 M, 1,062 M, 463 M); for the FB
 //! 4-ary 7-cube 4-p we get 386 M against 371 M. Its dimension 0 is 24,576 of its 172,032 switch links;
@@ -40,7 +43,7 @@ const SWITCHES: [(u32, f64); 7] = [
     (648, 110177.0),
 ];
 /// Table 6: 2 m copper inside a cabinet, 10 m fibre between cabinets, 5 m copper between a torus's
-/// neighbouring cabinets.
+/// (or a mesh's) neighbouring cabinets.
 const LOCAL: f64 = 107.0;
 const GLOBAL: f64 = 580.0;
 const GLOBAL_NEAR: f64 = 172.0;
@@ -78,8 +81,7 @@ fn layout(topo: &dyn Topology) -> Result<Layout> {
     };
     Ok(match spec.name.as_str() {
         "fat-tree" | "thin-tree" | "slender-tree" | "mikant" | "clos" | "ruft" => Layout::Tree,
-        "mesh" => Layout::Cube { near: false },
-        "torus" => Layout::Cube { near: true },
+        "mesh" | "torus" => Layout::Cube { near: true },
         "flattened-butterfly" => Layout::Flat {
             k: param("k").unwrap_or(2),
         },
@@ -93,7 +95,7 @@ fn layout(topo: &dyn Topology) -> Result<Layout> {
         }
         other => {
             return Err(Error::Invalid(format!(
-                "cost model seed000 has no cabinet layout for `{other}` (it covers trees, mesh, torus, flattened butterfly and KNS, as seed 000 §5.3 does)"
+                "cost model seed000 has no cabinet layout for `{other}` (it covers trees, mesh, torus, flattened butterfly and KNS: seed 000 §5.3's families and the mesh)"
             )));
         }
     })
@@ -204,6 +206,27 @@ mod tests {
         assert!(
             e.to_string().contains("no cabinet layout for `hyperx`"),
             "{e}"
+        );
+    }
+
+    /// A mesh is its torus without the wrap-around links, laid out in the same cabinets: it costs
+    /// the torus less those cables. 256 x 256: 131,072 - 130,560 = 512 links fewer, 256 of
+    /// dimension 0 (2 m copper, in a cabinet) and 256 of dimension 1 (5 m copper to the neighbouring
+    /// cabinet), so 256 x ($107 + $172) = $71,424 less (the switches are the same size and price).
+    #[test]
+    fn a_mesh_costs_its_torus_less_the_wrap_around_links() {
+        let price = |spec: &str| {
+            let topo = crate::topology::build(spec).unwrap();
+            Seed000
+                .price(topo.as_ref(), &super::super::complete(topo.as_ref()))
+                .unwrap()
+                .total
+        };
+        let (mesh, torus) = (price("mesh:k=256,n=2"), price("torus:k=256,n=2"));
+        assert_eq!(
+            torus - mesh,
+            256.0 * (LOCAL + GLOBAL_NEAR),
+            "mesh {mesh}, torus {torus}"
         );
     }
 }
