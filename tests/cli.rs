@@ -734,3 +734,23 @@ fn verbose_logs_to_stderr_and_rust_log_overrides_it() {
     assert!(err(&["-vv"], None).contains("[DEBUG netreplay::run] 64 messages"));
     assert_eq!(err(&["-v"], Some("off")), "");
 }
+
+/// A network of one switch has nothing to cut or fail: `topology` says so in words, not as a
+/// percentage of zero links or a width of 0, and prints no negative cable length.
+#[test]
+fn one_switch_topology_text_says_there_is_nothing_to_cut() {
+    let out = netreplay(&["topology", "fat-tree:k=4,n=1", "--fault-tolerance"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in [
+        "link_faults       none can separate two nodes (all nodes on one switch)",
+        "fault_tolerance   no switch-to-switch links to fail",
+    ] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
+    }
+    assert!(!text.contains("% of 0") && !text.contains("-0.0"), "{text}");
+}

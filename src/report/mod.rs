@@ -128,6 +128,9 @@ impl TopologyReport {
             + &self.link_faults.as_ref().map_or(String::new(), link_faults_text)
             + &cables_text(&self.cables)
             + &self.fault_tolerance.as_ref().map_or(String::new(), |f| {
+                if f.links == 0 {
+                    return "fault_tolerance   no switch-to-switch links to fail\n".into();
+                }
                 format!(
                     "fault_tolerance   {:.0}% of {} switch links (connected in > half of {} trials)\n",
                     100.0 * f.tolerated,
@@ -174,7 +177,7 @@ fn link_faults_text(f: &crate::topology::link_faults::LinkFaults) -> String {
     let how = match f.link_faults_method {
         Method::ClosedForm => "closed form, seed 000 §5.4",
         Method::MaxFlow => "exact, max flow",
-        Method::OneSwitch => return "link_faults       none can separate two nodes (one switch)\n".into(),
+        Method::OneSwitch => return "link_faults       none can separate two nodes (all nodes on one switch)\n".into(),
         Method::Skipped => return "link_faults       not computed (no closed form; max flow over its work limit, see --exact)\n".into(),
     };
     match (f.link_faults_tolerated, f.link_faults_to_disconnect) {
