@@ -102,24 +102,36 @@ impl Cost {
 }
 
 /// The whole network: every switch, node link and switch link (seed 004's "CN").
+/// The lists are sized by a first pass over the wiring: grown by doubling, they could take twice
+/// their size (gigabytes on the largest specs).
 pub fn complete(topo: &dyn Topology) -> Inventory {
+    let each_link = |visit: &mut dyn FnMut(u32, Endpoint)| {
+        for sw in 0..topo.switches() {
+            for p in 0..topo.ports(sw) {
+                match topo.neighbour(sw, p) {
+                    Endpoint::Switch { switch, port } if (sw, p) >= (switch, port) => {}
+                    far => visit(sw, far),
+                }
+            }
+        }
+    };
+    let (mut node_links, mut switch_links) = (0usize, 0usize);
+    each_link(&mut |_, far| match far {
+        Endpoint::Node(_) => node_links += 1,
+        Endpoint::Switch { .. } => switch_links += 1,
+        _ => {}
+    });
     let mut inv = Inventory {
         nodes: u64::from(topo.nodes()),
         switches: (0..topo.switches()).collect(),
-        node_links: Vec::new(),
-        switch_links: Vec::new(),
+        node_links: Vec::with_capacity(node_links),
+        switch_links: Vec::with_capacity(switch_links),
     };
-    for sw in 0..topo.switches() {
-        for p in 0..topo.ports(sw) {
-            match topo.neighbour(sw, p) {
-                Endpoint::Node(n) => inv.node_links.push((n, sw)),
-                Endpoint::Switch { switch, port } if (sw, p) < (switch, port) => {
-                    inv.switch_links.push((sw, switch));
-                }
-                _ => {}
-            }
-        }
-    }
+    each_link(&mut |sw, far| match far {
+        Endpoint::Node(n) => inv.node_links.push((n, sw)),
+        Endpoint::Switch { switch, .. } => inv.switch_links.push((sw, switch)),
+        _ => {}
+    });
     inv
 }
 

@@ -129,12 +129,6 @@ impl Flow {
         }
     }
 
-    /// Channels leaving `sw`.
-    fn out_degree(&self, sw: u32) -> u64 {
-        let (a, b) = (self.start[sw as usize], self.start[sw as usize + 1]);
-        (a..b).filter(|&e| self.cap[e as usize] == 1).count() as u64
-    }
-
     /// Maximum flow from `s` to `t` in unit channels, stopping at `limit`.
     fn max_flow(&self, s: u32, t: u32, limit: u64) -> u64 {
         let mut cap = self.cap.clone();
@@ -175,6 +169,13 @@ impl Flow {
     }
 }
 
+/// Ports of `sw` wired to a switch: the unit channels leaving it in the residual graph.
+fn switch_ports(topo: &dyn Topology, sw: u32) -> u64 {
+    (0..topo.ports(sw))
+        .filter(|&port| matches!(topo.neighbour(sw, port), Endpoint::Switch { .. }))
+        .count() as u64
+}
+
 /// The least number of switch-to-switch links whose failure disconnects two nodes, by maximum flow
 /// (see the module notes), or why it was not computed.
 pub fn min_cut(topo: &dyn Topology, max_work: u64) -> Cut {
@@ -199,19 +200,25 @@ pub fn min_cut(topo: &dyn Topology, max_work: u64) -> Cut {
     if pairs.is_empty() {
         return Cut::OneSwitch;
     }
-    let flow = Flow::new(topo);
+    // The work bound is read from the wiring before the residual arrays are built: on the largest
+    // networks they would take gigabytes only to be skipped.
     let bound = pairs
         .iter()
-        .map(|&(s, _)| flow.out_degree(s))
+        .map(|&(s, _)| switch_ports(topo, s))
         .min()
         .unwrap_or(0);
-    let size = u64::from(topo.switches()) + flow.to.len() as u64;
+    let channels: u64 = (0..topo.switches())
+        .map(|sw| 2 * switch_ports(topo, sw))
+        .sum();
+    let size = u64::from(topo.switches()) + channels;
     let work = (pairs.len() as u64)
         .saturating_mul(bound + 1)
         .saturating_mul(size);
     if work > max_work {
         return Cut::Skipped;
     }
+    let flow = Flow::new(topo);
+    debug_assert_eq!(flow.to.len() as u64, channels);
     let best = AtomicU64::new(bound);
     pairs.par_iter().for_each(|&(s, t)| {
         let f = flow.max_flow(s, t, best.load(Ordering::Relaxed));

@@ -124,20 +124,16 @@ fn from_switch(
 pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
     let nodes = topo.nodes();
     let eject = node_ejections(topo);
-    let mut by_switch: Vec<(u32, Vec<u32>)> = Vec::new();
-    {
-        let mut slot = vec![u32::MAX; topo.switches() as usize];
-        for n in 0..nodes {
-            let sw = topo.node_attachment(n).0;
-            if slot[sw as usize] == u32::MAX {
-                slot[sw as usize] = by_switch.len() as u32;
-                by_switch.push((sw, Vec::new()));
-            }
-            by_switch[slot[sw as usize] as usize].1.push(n);
-        }
+    // One search per switch that nodes hang on; the lists of its nodes are built only when every
+    // switch is searched (on the largest networks they would take a gigabyte for nothing).
+    let mut holds = vec![false; topo.switches() as usize];
+    for n in 0..nodes {
+        holds[topo.node_attachment(n).0 as usize] = true;
     }
+    let attach_switches = holds.iter().filter(|&&h| h).count() as u64;
+    drop(holds);
     let ports: u64 = (0..topo.switches()).map(|s| u64::from(topo.ports(s))).sum();
-    let work = by_switch.len() as u64 * (ports + u64::from(nodes));
+    let work = attach_switches * (ports + u64::from(nodes));
     let mut rng = Rng::new(seed);
     let sampled = work > budget.work && budget.sampled_sources > 0;
     let stats: Vec<(u64, u64, u32)> = if sampled {
@@ -149,6 +145,16 @@ pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
             .flat_map_iter(|&n| from_switch(topo, &eject, topo.node_attachment(n).0, &[n]))
             .collect()
     } else {
+        let mut by_switch: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut slot = vec![u32::MAX; topo.switches() as usize];
+        for n in 0..nodes {
+            let sw = topo.node_attachment(n).0;
+            if slot[sw as usize] == u32::MAX {
+                slot[sw as usize] = by_switch.len() as u32;
+                by_switch.push((sw, Vec::new()));
+            }
+            by_switch[slot[sw as usize] as usize].1.push(n);
+        }
         by_switch
             .par_iter()
             .flat_map_iter(|(sw, srcs)| from_switch(topo, &eject, *sw, srcs))
