@@ -13,7 +13,9 @@
 //! estimated as sources x (ports + nodes). Above [`Budget::work`] the average is estimated from BFS
 //! from uniformly sampled source nodes instead, with a 95% confidence half-width (normal approximation
 //! over the sampled sources' mean distances), and the diameter is the largest eccentricity seen (a
-//! lower bound). Route hop counts follow the first choice of the routing function for every ordered
+//! lower bound), among the sampled sources and the node farthest from the first of them (a double
+//! sweep: on a mesh the first search ends at a corner, whose eccentricity is the diameter; the
+//! average is over the uniform sources only). Route hop counts follow the first choice of the routing function for every ordered
 //! pair of distinct nodes, or for uniformly sampled pairs above [`Budget::pairs`]. Sampling itself is
 //! bounded in work ([`Budget::sampled_work`], [`Budget::sampled_hops`]): on the largest accepted
 //! networks fewer sources or pairs are drawn, and the wider confidence interval says so.
@@ -136,10 +138,13 @@ pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
     let work = attach_switches * (ports + u64::from(nodes));
     let mut rng = Rng::new(seed);
     let sampled = work > budget.work && budget.sampled_sources > 0;
+    let mut sweep_far = None;
     let stats: Vec<(u64, u64, u32)> = if sampled {
         let per_bfs = (ports + u64::from(nodes)).max(1);
         let sources = (budget.sampled_work / per_bfs).clamp(2, u64::from(budget.sampled_sources));
         let picks: Vec<u32> = (0..sources).map(|_| rng.below(nodes)).collect();
+        sweep_far = farthest_node(topo, &eject, picks[0])
+            .map(|far| from_switch(topo, &eject, topo.node_attachment(far).0, &[far])[0].2);
         picks
             .par_iter()
             .flat_map_iter(|&n| from_switch(topo, &eject, topo.node_attachment(n).0, &[n]))
@@ -183,7 +188,10 @@ pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
     let n = f64::from(nodes);
     let (hops_mean, hops_max, hops_sampled) = route_hops(topo, budget, &mut rng);
     Metrics {
-        diameter: (!unreachable).then(|| stats.iter().map(|s| s.2).max().unwrap_or(0)),
+        diameter: (!unreachable).then(|| {
+            let seen = stats.iter().map(|s| s.2).max().unwrap_or(0);
+            seen.max(sweep_far.unwrap_or(0))
+        }),
         diameter_sampled: sampled,
         average_distance: average,
         average_distance_all_pairs: average * (n - 1.0) / n,
@@ -193,6 +201,23 @@ pub fn metrics(topo: &dyn Topology, budget: Budget, seed: u64) -> Metrics {
         route_hops_max: hops_max,
         route_hops_sampled: hops_sampled,
     }
+}
+
+/// The node farthest from node `from` (the first such), `None` when none other is reachable.
+fn farthest_node(topo: &dyn Topology, eject: &[Vec<u32>], from: u32) -> Option<u32> {
+    let dist = switch_distances(topo, topo.node_attachment(from).0);
+    let to = |es: &Vec<u32>| {
+        es.iter()
+            .map(|&e| dist[e as usize])
+            .min()
+            .unwrap_or(u32::MAX)
+    };
+    eject
+        .iter()
+        .enumerate()
+        .filter(|&(n, es)| n as u32 != from && to(es) != u32::MAX)
+        .max_by_key(|&(n, es)| (to(es), std::cmp::Reverse(n)))
+        .map(|(n, _)| n as u32)
 }
 
 /// Mean and max links of the routing function's paths, and whether they were sampled.
@@ -352,7 +377,19 @@ mod tests {
         for seed in 0..40 {
             let s = metrics(t.as_ref(), budget, seed);
             assert!(s.average_distance_sampled && s.average_distance_error > 0.0);
-            assert!(s.diameter.unwrap() <= 24 && s.diameter_sampled);
+            // The double sweep reaches a corner, whose eccentricity is the diameter (2 x 11 + 2),
+            // however few sources are drawn.
+            assert!(s.diameter == Some(24) && s.diameter_sampled);
+            let few = metrics(
+                t.as_ref(),
+                Budget {
+                    sampled_sources: 2,
+                    sampled_work: 1,
+                    ..budget
+                },
+                seed,
+            );
+            assert_eq!(few.diameter, Some(24), "two sampled sources, seed {seed}");
             if (s.average_distance - exact.average_distance).abs() <= s.average_distance_error {
                 covered += 1;
             }
