@@ -66,6 +66,7 @@ impl RankLowering {
             order::Logged {
                 name: op.name(),
                 root: op.root(),
+                size: order::Size::of(op),
                 rank: self.rank,
                 index,
                 pos,

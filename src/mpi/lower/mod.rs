@@ -16,8 +16,8 @@
 //!   completion recorded (the op is patched when the wait is lowered);
 //! - collectives expand by [`super::collectives`]; a non-blocking collective runs its blocking
 //!   algorithm where its request completes (MPICH progresses it inside MPI calls, mostly the wait);
-//! - every member must call the collectives of a communicator in the same order (checked: kind and
-//!   root; `order.rs`).
+//! - every member must call the collectives of a communicator in the same order (checked: kind,
+//!   root and the sizes MPI requires to match; `order.rs`).
 //!
 //! Errors are those of lowering rank 0, then rank 1, and so on: a creation problem first, then the
 //! lowest rank's first problem in its program order.
