@@ -230,30 +230,41 @@ fn waitany_case(name: &str, waitany: &str) -> u64 {
     cycles
 }
 
-/// `waitany` follows the completion the trace records (`-> REQ`); with none it completes the first
-/// listed request still open (`traces/FORMAT.md`), so the list order decides. The request a
-/// `waitany` completed is gone: waiting on it again is an error with file and line.
+/// `waitany` follows the completion the trace records (`-> REQ`); with none it completes whichever
+/// of its requests completes first in simulated time (`traces/FORMAT.md`), whatever the list order,
+/// and the others stay open for a later wait. A request a recorded `waitany` completed is gone:
+/// waiting on it again is an error with file and line.
 #[test]
-fn waitany_follows_the_record_or_the_first_open_request() {
+fn waitany_follows_the_record_or_the_first_request_to_complete() {
     // Rank 1's later `wait 10` must not name a completed request: with `-> 10` it waits on 11.
     let recorded_11 = waitany_case("waitany-11.trc", "waitany 10 11 -> 11");
     assert_eq!(recorded_11, 1000 + HOP);
     let text = "netreplay-trace 3\nranks 2\n0 send 1 64 2\n0 compute 1000\n0 send 1 64 1\n\
                 1 irecv 0 1 10\n1 irecv 0 2 11\n1 waitany 10 11 -> 10\n1 compute 100\n1 wait 11\n";
     assert_eq!(replay(&native("waitany-10.trc", text)).2, 1000 + HOP + 100);
-    // No record: the first listed open request.
+    // No record: the first to complete, 11 (at 18), in either list order; the later `wait 10`
+    // waits for the other (1018). Completing the first listed, 10, would end at 1118.
+    for list in ["waitany 11 10", "waitany 10 11"] {
+        assert_eq!(
+            waitany_case("waitany-first.trc", list),
+            1000 + HOP,
+            "{list}"
+        );
+    }
+    // Both complete before the waitany: it does not block, and the later wait finds its request
+    // done (the second packet from rank 0 leaves at 16: 16 + 18).
+    let text = "netreplay-trace 3\nranks 2\n0 send 1 64 2\n0 send 1 64 1\n\
+                1 compute 100\n1 irecv 0 1 10\n1 irecv 0 2 11\n1 waitany 10 11\n1 wait 10\n";
+    assert_eq!(replay(&native("waitany-done.trc", text)), (2, 128, 100));
+    // Rank 0 waits for either of ranks 1 and 2, answers rank 1, then waits on the other request:
+    // rank 2's message completes the waitany at 18, rank 0's reply reaches rank 1 at 36, rank 1's
+    // answer completes request 1 at 54. A reposted handle (the trace saw it complete) is no error.
+    let text = "netreplay-trace 3\nranks 3\n0 irecv 1 0 1\n0 irecv 2 0 2\n0 waitany 1 2\n\
+                0 send 1 64 9\n0 wait 1\n0 irecv 2 4 2\n0 wait 2\n1 recv 0 9\n1 send 0 64 0\n\
+                2 send 0 64 0\n2 send 0 64 4\n";
     assert_eq!(
-        waitany_case("waitany-first-11.trc", "waitany 11 10"),
-        1000 + HOP
-    );
-    let e = native_error(
-        "waitany-first-10.trc",
-        "netreplay-trace 3\nranks 2\n0 send 1 64 2\n0 send 1 64 1\n\
-         1 irecv 0 1 10\n1 irecv 0 2 11\n1 waitany 10 11\n1 wait 10\n",
-    );
-    assert!(
-        e.contains("waitany-first-10.trc:8:") && e.contains("request 10"),
-        "{e}"
+        replay(&native("waitany-then-wait.trc", text)),
+        (4, 256, 3 * HOP)
     );
     let e = native_error(
         "waitany-bad.trc",
@@ -423,4 +434,55 @@ fn alltoallv_sends_every_pair_its_count() {
             .collect();
         assert_eq!(pairs, expect);
     }
+}
+
+/// Non-blocking collectives start where they are posted and progress on their own
+/// (`traces/FORMAT.md`): completing two of them in different orders on two ranks, in `wait`s or
+/// a `waitall`, does not deadlock. Both schedules start at 0 on both ranks: each rank sends its
+/// barrier message (one packet, 0..16), rank 1 then its bcast message (16..32), which rank 0 has at
+/// 32 + 2 = 34.
+#[test]
+fn nonblocking_collectives_complete_in_any_order() {
+    let waits = "netreplay-trace 3\nranks 2\n0 ibarrier 1\n0 ibcast 2 1 64\n0 wait 2\n0 wait 1\n\
+                 1 ibarrier 1\n1 ibcast 2 1 64\n1 wait 1\n1 wait 2\n";
+    assert_eq!(replay(&native("nbc-waits.trc", waits)), (3, 64, 16 + HOP));
+    let waitall = "netreplay-trace 3\nranks 2\n0 ibarrier 1\n0 ibcast 2 1 64\n0 waitall 2 1\n\
+                   1 ibarrier 1\n1 ibcast 2 1 64\n1 waitall 1 2\n";
+    assert_eq!(
+        replay(&native("nbc-waitall.trc", waitall)),
+        (3, 64, 16 + HOP)
+    );
+}
+
+/// A receive between a non-blocking collective and its wait, whose sender waits on the collective
+/// first: the collective progresses while rank 0 is blocked in the receive. Recursive doubling of
+/// 800 bytes (13 packets each way) completes on both ranks at 2 + 13 × 16 = 210; rank 1's message
+/// reaches rank 0 at 210 + 18.
+#[test]
+fn a_nonblocking_collective_progresses_during_a_blocking_receive() {
+    let text = "netreplay-trace 3\nranks 2\n0 iallreduce 1 800\n0 recv 1 7\n0 wait 1\n\
+                1 iallreduce 1 800\n1 wait 1\n1 send 0 64 7\n";
+    assert_eq!(
+        replay(&native("nbc-p2p.trc", text)),
+        (3, 1664, 2 + 13 * 16 + HOP)
+    );
+}
+
+/// A computing rank's schedule still forwards: the binomial ibcast of 64 bytes from rank 0 on 4
+/// ranks sends 0 -> 2 (arrives 18), 0 -> 1 (leaves at 16, arrives 34), and 2 -> 3 as soon as rank
+/// 2 has the data (18, arrives 36), though rank 2 computes until 1000 before its wait. So ranks 1
+/// and 3 wait 34 and 36 cycles (run where the request completes, rank 3 would wait past 1000).
+#[test]
+fn a_nonblocking_collective_progresses_while_its_rank_computes() {
+    let mut text = String::from("netreplay-trace 3\nranks 4\n");
+    for r in 0..4 {
+        text += &format!("{r} ibcast 5 0 64\n");
+        if r == 2 {
+            text += "2 compute 1000\n";
+        }
+        text += &format!("{r} wait 5\n");
+    }
+    let (o, mpi) = with_mpi(&native("nbc-compute.trc", &text));
+    assert_eq!((o.messages, o.completion_cycles), (3, 1000));
+    assert_eq!((mpi.time.wait_sum, mpi.time.wait_max), (34 + 36, 36));
 }

@@ -264,8 +264,9 @@ pub enum Call {
         reqs: Option<Vec<ReqHandle>>,
     },
     /// MPI_Waitany / MPI_Waitsome whose completions the trace does not record. Rule (documented in
-    /// `traces/FORMAT.md`): `waitany` completes the first listed request that is still open, `waitsome`
-    /// every listed one that is still open.
+    /// `traces/FORMAT.md`): `waitany` completes whichever of its open requests completes first at
+    /// replay time (ties: the first listed), leaving the others open; `waitsome` every listed one
+    /// that is still open.
     WaitUnrecorded {
         /// The listed requests.
         reqs: Vec<ReqHandle>,

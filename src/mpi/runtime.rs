@@ -15,11 +15,14 @@
 //!   detached threshold alike).
 //! - **Self-messages** never enter the network: the send delivers locally at once and costs the rank
 //!   `self_copy` cycles per byte (0 by default).
+//! - **Non-blocking collectives** run their schedules beside the rank's program, as an asynchronous
+//!   progress engine does (`schedules.rs`); an unrecorded waitany takes the first of its requests to
+//!   complete (`blocked.rs`).
 //! - **Time**: every rank's time is computing (`Compute`, after `compute_scale`), sending (blocked in a
-//!   wait on a send request) or waiting (blocked in a receive, a wait on a receive, or `waitall`);
+//!   wait on a send request) or waiting (blocked in a receive, a wait on a receive or a collective,
+//!   `waitall`, `waitany`, or at its end for its running schedules);
 //!   their sum is the rank's finishing cycle, since nothing else takes time.
 
-use super::observe::Activity;
 use crate::network::{Consumed, Driver, NO_NOTE, Step};
 use crate::program::MpiModel;
 use crate::program::{Op, Program};
@@ -27,12 +30,16 @@ use crate::program::{Op, Program};
 #[path = "watch.rs"]
 mod watch;
 use watch::Watch;
+#[path = "blocked.rs"]
+mod blocked;
 #[path = "graph_run.rs"]
 mod graph_run;
 #[path = "matching.rs"]
 mod matching;
 #[path = "requests.rs"]
 mod requests;
+#[path = "schedules.rs"]
+mod schedules;
 
 pub use super::replay_stats::{MessageLatency, MpiStats, TimeSplit};
 
@@ -58,6 +65,10 @@ enum Block {
     Req { req: u32, send: bool },
     /// In `waitall`.
     All,
+    /// In a waitany over the `len` `Wait`s from op `first`.
+    Any { first: u32, len: u32 },
+    /// At the end of its program, waiting for its schedules (non-blocking collectives) to end.
+    Drain,
 }
 
 /// An outstanding request.
@@ -69,6 +80,8 @@ enum Pending {
     Data { from: u32, tag: u64 },
     /// A send waiting for its clear-to-send.
     Send { to: u32, tag: u64 },
+    /// A non-blocking collective whose schedule runs (`schedules.rs`).
+    Schedule,
 }
 
 /// What arrived before its receive was posted.
@@ -123,6 +136,8 @@ pub struct Ranks<'p> {
     graph: Option<Box<graph_run::GraphState>>,
     /// Any-source receive queues, for programs that have such receives (`matching.rs`).
     any: Option<Box<matching::AnySource>>,
+    /// The running schedules of non-blocking collectives, from the first one started.
+    schedules: Option<Box<schedules::Schedules>>,
 }
 
 impl<'p> Ranks<'p> {
@@ -152,6 +167,7 @@ impl<'p> Ranks<'p> {
                 .graph()
                 .map(|g| Box::new(graph_run::GraphState::new(g))),
             any: matching::AnySource::needed(program),
+            schedules: None,
         }
     }
 
@@ -218,6 +234,20 @@ impl<'p> Ranks<'p> {
                     }
                     0
                 }
+                Op::WaitAny { len } => {
+                    let first = self.pc[r];
+                    self.pc[r] = first.saturating_add(len);
+                    if self.wait_any(rank, first, len) {
+                        return;
+                    }
+                    0
+                }
+                Op::Schedule { len, req, recv } => {
+                    let first = self.pc[r];
+                    self.pc[r] = first.saturating_add(len);
+                    self.start_schedule(rank, first, len, (req, recv), out);
+                    0
+                }
                 Op::Compute { cycles } => {
                     let c = self.model.compute_cycles(cycles);
                     // Saturating: a total past the clock's limit is refused by the engine, by name.
@@ -237,31 +267,11 @@ impl<'p> Ranks<'p> {
                 return;
             }
         }
-        self.rank_finished(rank);
-    }
-
-    fn wait_on(&mut self, rank: u32, block: Block) {
-        self.block[rank as usize] = block;
-        self.blocked_since[rank as usize] = self.now;
-        if self.watch.as_ref().is_some_and(|w| w.observer.is_some()) {
-            let pending = |req| match self.pending.get(rank, req) {
-                Some(&Pending::Recv { from, tag } | &Pending::Data { from, tag }) => {
-                    Activity::Recv { from, tag }
-                }
-                Some(&Pending::Send { to, tag }) => Activity::Send { to, tag },
-                None => Activity::WaitAll { requests: 0 },
-            };
-            let what = match block {
-                Block::Recv => pending(BLOCKING_REQ),
-                Block::Req { req, .. } => pending(req),
-                Block::All | Block::No => Activity::WaitAll {
-                    requests: self.outstanding[rank as usize],
-                },
-            };
-            if let Some(w) = self.watch.as_deref_mut() {
-                w.blocked_on[rank as usize] = what;
-            }
+        if self.schedules_running(rank) {
+            self.wait_on(rank, Block::Drain);
+            return;
         }
+        self.rank_finished(rank);
     }
 
     /// Starts a send; returns the cycles the rank spends copying (self-messages), else 0.
@@ -380,7 +390,7 @@ impl<'p> Ranks<'p> {
         match arrival {
             Arrival::Eager => {
                 self.tell_received(to, from, tag);
-                self.complete(to, req)
+                self.complete(to, req, out)
             }
             Arrival::Rts(id) => {
                 self.rendezvous[id as usize].recv_req = req;
@@ -391,8 +401,9 @@ impl<'p> Ranks<'p> {
         }
     }
 
-    /// Request `req` of `rank` completed; returns true if that released the rank.
-    fn complete(&mut self, rank: u32, req: u32) -> bool {
+    /// Request `req` of `rank` completed; returns true if that released the rank (directly, or
+    /// through a schedule it let go on to its end).
+    fn complete(&mut self, rank: u32, req: u32, out: &mut Vec<Step>) -> bool {
         if self.graph.is_some() {
             self.complete_graph(rank, req);
             return true;
@@ -404,22 +415,30 @@ impl<'p> Ranks<'p> {
             Block::Recv => req == BLOCKING_REQ,
             Block::Req { req: w, .. } => w == req,
             Block::All => self.outstanding[r] == 0,
-            Block::No => false,
+            Block::Any { first, len } => self.any_of(rank, first, len).any(|q| q == req),
+            Block::No | Block::Drain => false,
         };
-        if released {
-            let waited = self.now - self.blocked_since[r];
-            if let Some(w) = self.watch.as_deref_mut()
-                && let Some(obs) = w.observer.as_deref_mut()
-            {
-                obs.interval(rank, self.blocked_since[r], self.now, w.blocked_on[r]);
-            }
-            match self.block[r] {
-                Block::Req { send: true, .. } => self.sending[r] += waited,
-                _ => self.waiting[r] += waited,
-            }
-            self.block[r] = Block::No;
+        if !released {
+            return self.schedules.is_some() && self.resume_schedule(rank, req, out);
         }
-        released
+        self.release(rank);
+        true
+    }
+
+    /// `rank`, blocked, goes on now: the time it was blocked is booked.
+    fn release(&mut self, rank: u32) {
+        let r = rank as usize;
+        let waited = self.now - self.blocked_since[r];
+        if let Some(w) = self.watch.as_deref_mut()
+            && let Some(obs) = w.observer.as_deref_mut()
+        {
+            obs.interval(rank, self.blocked_since[r], self.now, w.blocked_on[r]);
+        }
+        match self.block[r] {
+            Block::Req { send: true, .. } => self.sending[r] += waited,
+            _ => self.waiting[r] += waited,
+        }
+        self.block[r] = Block::No;
     }
 
     /// A message was consumed at `to`. Returns the ranks it released (`to`, and with a rendezvous's
@@ -457,11 +476,12 @@ impl<'p> Ranks<'p> {
                 self.tell_received(rdv.to, rdv.from, rdv.tag);
                 let receiver = if rdv.recv_req == BLOCKING_REQ {
                     self.block[rdv.to as usize] == Block::Recv
-                        && self.complete(rdv.to, BLOCKING_REQ)
+                        && self.complete(rdv.to, BLOCKING_REQ, out)
                 } else {
-                    self.complete(rdv.to, rdv.recv_req)
+                    self.complete(rdv.to, rdv.recv_req, out)
                 };
-                let sender = rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req);
+                let sender =
+                    rdv.send_req != BLOCKING_REQ && self.complete(rdv.from, rdv.send_req, out);
                 [receiver.then_some(rdv.to), sender.then_some(rdv.from)]
             }
         }
@@ -491,25 +511,6 @@ impl<'p> Ranks<'p> {
         (s.time.send_sum, s.time.send_max) = split(&self.sending);
         (s.time.wait_sum, s.time.wait_max) = split(&self.waiting);
         s
-    }
-
-    /// Ranks blocked in a receive, a `wait` or `waitall`: (rank, peer, tag) of a message it waits for
-    /// (for `waitall`, the smallest outstanding one, so reports are deterministic).
-    pub fn blocked(&self) -> impl Iterator<Item = (u32, u32, u64)> + '_ {
-        let peer = |p: &Pending| match *p {
-            Pending::Recv { from, tag } | Pending::Data { from, tag } => (from, tag),
-            Pending::Send { to, tag } => (to, tag),
-        };
-        self.block.iter().enumerate().filter_map(move |(r, b)| {
-            let rank = r as u32;
-            let (from, tag) = match *b {
-                Block::No => return None,
-                Block::Recv => peer(self.pending.get(rank, BLOCKING_REQ)?),
-                Block::Req { req, .. } => peer(self.pending.get(rank, req)?),
-                Block::All => self.pending.of_rank(rank).map(peer).min()?,
-            };
-            Some((rank, from, tag))
-        })
     }
 }
 

@@ -97,6 +97,29 @@ pub enum Op {
         /// Request handle, rank-local.
         req: u32,
     },
+    /// MPI_Waitany whose completion the trace does not record: the next `len` ops are [`Op::Wait`]s
+    /// naming its requests, and the rank goes on once the first of them completes (at once if one
+    /// already has). The others stay outstanding; a later wait on one waits for it.
+    WaitAny {
+        /// The `Wait`s that follow, one per request.
+        len: u32,
+    },
+    /// A non-blocking collective's schedule (MPI_Iallreduce...): the next `len` ops, the sends and
+    /// blocking receives its algorithm lowers to, run beside the rank's program from here, as an
+    /// asynchronous progress engine runs them (MPI only requires collectives to *start* in the
+    /// same order on every member; a started one progresses whatever its rank does). Within the
+    /// schedule each op is issued once every receive before it has completed (the blocking
+    /// algorithm's order: a step waits for the data it depends on); request `req` completes when
+    /// the last has. The rank goes on past the `len` ops at once and waits on `req` where the
+    /// trace completes the request.
+    Schedule {
+        /// Ops that form the schedule (only sends and receives).
+        len: u32,
+        /// The collective's request, rank-local.
+        req: u32,
+        /// The request its receives post under, one at a time, rank-local.
+        recv: u32,
+    },
 }
 
 /// The programs of all ranks (stored flat, or one vector per rank for a lowered trace), with the
@@ -302,7 +325,11 @@ impl Program {
                         *to = map(r, *to)?;
                     }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => *from = map(r, *from)?,
-                    Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => {}
+                    Op::Compute { .. }
+                    | Op::Wait { .. }
+                    | Op::WaitAll
+                    | Op::WaitAny { .. }
+                    | Op::Schedule { .. } => {}
                 }
             }
             per_rank.push(ops);
@@ -319,11 +346,27 @@ impl Program {
     }
 
     /// Checks that every peer rank exists (a rank may message itself: the MPI layer delivers such
-    /// self-messages locally) and that no message passes [`MAX_MESSAGE_BYTES`].
+    /// self-messages locally), that no message passes [`MAX_MESSAGE_BYTES`] and that every
+    /// schedule holds sends and receives only and every waitany its waits, within its rank's ops (what the runtime runs a
+    /// schedule on; a cache file is checked with this before it is trusted).
     pub fn validate(&self) -> Result<()> {
         let n = self.ranks();
         for r in 0..n {
-            for op in self.rank_ops(r) {
+            let ops = self.rank_ops(r);
+            for (i, op) in ops.iter().enumerate() {
+                let (len, fits): (u32, fn(&Op) -> bool) = match *op {
+                    Op::Schedule { len, .. } => {
+                        (len, |o| matches!(o, Op::Send { .. } | Op::Recv { .. }))
+                    }
+                    Op::WaitAny { len } => (len, |o| matches!(o, Op::Wait { .. })),
+                    _ => (0, |_| true),
+                };
+                let inner = ops.get(i + 1..).and_then(|rest| rest.get(..len as usize));
+                if !inner.is_some_and(|inner| inner.iter().all(fits)) {
+                    return Err(Error::Invalid(format!(
+                        "rank {r}'s op {i} is not followed by the {len} ops it needs"
+                    )));
+                }
                 let peer = match *op {
                     Op::Send { to, bytes, .. }
                     | Op::Isend { to, bytes, .. }
@@ -340,7 +383,11 @@ impl Program {
                         continue;
                     }
                     Op::Recv { from, .. } | Op::Irecv { from, .. } => from,
-                    Op::Compute { .. } | Op::Wait { .. } | Op::WaitAll => continue,
+                    Op::Compute { .. }
+                    | Op::Wait { .. }
+                    | Op::WaitAll
+                    | Op::WaitAny { .. }
+                    | Op::Schedule { .. } => continue,
                 };
                 if peer >= n {
                     return Err(Error::Invalid(format!(

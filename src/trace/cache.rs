@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 const MAGIC: &[u8; 8] = b"NRCACHE\0";
 
 /// Layout version of cache files; bump when the header or the encoded types change.
-const LAYOUT: u32 = 3;
+const LAYOUT: u32 = 4;
 
 /// The largest cache file read (1 TiB): a bound for the whole-file read, far above any program the
 /// simulator holds; its contents are then checked against its own length.

@@ -123,6 +123,15 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
             format.name()
         )));
     }
+    if (0..program.ranks())
+        .any(|r| (program.rank_ops(r).iter()).any(|op| matches!(op, Op::Schedule { .. })))
+    {
+        return Err(Error::Invalid(format!(
+            "non-blocking collectives cannot be written as a {} trace: their schedules run beside \
+             the rank's program, and a trace's lines run in order",
+            format.name()
+        )));
+    }
     if program
         .recvs()
         .any(|(from, _, _)| from == crate::program::ANY_SOURCE)
@@ -154,7 +163,8 @@ pub(crate) fn write_text(program: &Program, out: &mut dyn Write) -> std::io::Res
     writeln!(out, "{} {}", parser::MAGIC, parser::VERSION)?;
     writeln!(out, "ranks {}", program.ranks())?;
     for r in 0..program.ranks() {
-        for op in program.rank_ops(r) {
+        let mut ops = program.rank_ops(r).iter();
+        while let Some(op) = ops.next() {
             match *op {
                 Op::Send { to, bytes, tag: 0 } => writeln!(out, "{r} send {to} {bytes}")?,
                 Op::Send { to, bytes, tag } => writeln!(out, "{r} send {to} {bytes} {tag}")?,
@@ -176,6 +186,16 @@ pub(crate) fn write_text(program: &Program, out: &mut dyn Write) -> std::io::Res
                 } => writeln!(out, "{r} issend {to} {bytes} {tag} {req}")?,
                 Op::Wait { req } => writeln!(out, "{r} wait {req}")?,
                 Op::WaitAll => writeln!(out, "{r} waitall")?,
+                Op::WaitAny { len } => {
+                    write!(out, "{r} waitany")?;
+                    for listed in ops.by_ref().take(len as usize) {
+                        if let Op::Wait { req } = listed {
+                            write!(out, " {req}")?;
+                        }
+                    }
+                    writeln!(out)?
+                }
+                Op::Schedule { .. } => unreachable!("write_as refuses schedules"),
             }
         }
     }

@@ -5,13 +5,6 @@
 use super::*;
 
 impl RankLowering {
-    /// Appends a collective's ops, remembering their range as a region named after the call.
-    pub(super) fn emit_collective(&mut self, name: &'static str, ops: Vec<Op>) {
-        let first = self.ops.len();
-        self.ops.extend(ops);
-        self.region(name, first);
-    }
-
     /// Remembers the ops from `first` on as the region of collective `name` (if there are any).
     pub(super) fn region(&mut self, name: &'static str, first: usize) {
         let (first, end) = (first as u32, self.ops.len() as u32);

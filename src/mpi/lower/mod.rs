@@ -14,8 +14,9 @@
 //!   synchronous send an `Issend` and its `Wait`, `sendrecv` an `Irecv`, an `Isend` and both waits;
 //! - request handles become fresh rank-local ids; a wildcard receive takes the source and tag its
 //!   completion recorded (the op is patched when the wait is lowered);
-//! - collectives expand by [`super::collectives`]; a non-blocking collective runs its blocking
-//!   algorithm where its request completes (MPICH progresses it inside MPI calls, mostly the wait);
+//! - collectives expand by [`super::collectives`]; a non-blocking collective's expansion becomes an
+//!   [`Op::Schedule`] where it is posted, run beside the rank's program by the runtime (an
+//!   asynchronous progress engine), its request completing where the trace waits on it;
 //! - every member must call the collectives of a communicator in the same order (checked: kind,
 //!   root and the sizes MPI requires to match; `order.rs`).
 //!

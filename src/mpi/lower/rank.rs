@@ -4,16 +4,18 @@
 use super::*;
 use crate::mpi::handle_map::HandleMap;
 
-/// An open request of the rank being lowered. Every non-blocking send and receive posts one, so the
-/// common case is one word and the rare ones are boxed.
+/// An open request of the rank being lowered. Every non-blocking send, receive and collective posts
+/// one, so the common case is one word and the rare ones are boxed.
 #[derive(Debug)]
 enum Open {
-    /// A send or a receive with a known source: its runtime id.
+    /// A send, a receive with a known source or a non-blocking collective: its runtime id.
     P2p(u32),
     /// A wildcard receive.
     Wildcard(Box<Wildcard>),
-    /// A non-blocking collective: its name and ops, emitted when it completes.
-    Collective(Box<(&'static str, Vec<Op>)>),
+    /// A request an unrecorded waitany listed: it may have completed there (the replay decides
+    /// which did), so waiting on it waits for its runtime id, and posting its handle anew is no
+    /// error (the trace's program saw it complete).
+    Maybe(u32),
 }
 
 /// A wildcard receive waiting for its completion: its runtime id, the op to patch, its communicator
@@ -95,7 +97,9 @@ impl RankLowering {
 
     #[inline(always)]
     fn post(&mut self, handle: ReqHandle, open: Open) -> Result<(), Msg> {
-        if self.open.insert(handle, open).is_some() {
+        if let Some(old) = self.open.insert(handle, open)
+            && !matches!(old, Open::Maybe(_))
+        {
             return Err(format!(
                 "rank {} posts request {handle} while it is still open",
                 self.rank
@@ -268,9 +272,32 @@ impl RankLowering {
                     .copied()
                     .filter(|&h| self.open.contains_key(h))
                     .collect();
-                let take = if some { open.len() } else { open.len().min(1) };
-                for h in open.into_iter().take(take) {
-                    self.complete(h, None, comms)?;
+                let ids: Option<Vec<u32>> = (open.iter())
+                    .map(|&h| match self.open.get(h) {
+                        Some(&Open::P2p(id) | &Open::Maybe(id)) => Some(id),
+                        _ => None,
+                    })
+                    .collect();
+                match ids {
+                    // Waitany: the first of its requests to complete at replay time, each left
+                    // open for a later wait.
+                    Some(ids) if !some && ids.len() > 1 => {
+                        self.ops.push(Op::WaitAny {
+                            len: ids.len() as u32,
+                        });
+                        for (&h, &id) in open.iter().zip(&ids) {
+                            self.ops.push(Op::Wait { req: id });
+                            self.open.insert(h, Open::Maybe(id));
+                        }
+                    }
+                    // Waitsome, a waitany of one request, or one with a wildcard receive (whose
+                    // source only a recorded completion gives): the first listed open request.
+                    _ => {
+                        let take = if some { open.len() } else { open.len().min(1) };
+                        for h in open.into_iter().take(take) {
+                            self.complete(h, None, comms)?;
+                        }
+                    }
                 }
             }
             Call::Collective { comm, ref op, req } => {
@@ -281,8 +308,14 @@ impl RankLowering {
                 match req {
                     None => self.region(op.name(), first),
                     Some(h) => {
-                        let ops = self.ops.split_off(first);
-                        self.post(h, Open::Collective(Box::new((op.name(), ops))))?
+                        // The schedule starts here, where the collective is posted, and runs beside
+                        // the rank's program; its request completes where the trace waits on it.
+                        let len = u32::try_from(self.ops.len() - first).map_err(|_| {
+                            format!("{} lowers to 2^32 operations or more", op.name())
+                        })?;
+                        let (id, recv) = (self.fresh()?, self.fresh()?);
+                        self.ops.insert(first, Op::Schedule { len, req: id, recv });
+                        self.post(h, Open::P2p(id))?;
                     }
                 }
             }
@@ -351,7 +384,7 @@ impl RankLowering {
             ));
         };
         match open {
-            Open::P2p(id) => self.ops.push(Op::Wait { req: id }),
+            Open::P2p(id) | Open::Maybe(id) => self.ops.push(Op::Wait { req: id }),
             Open::Wildcard(w) => {
                 let Wildcard {
                     id,
@@ -366,10 +399,6 @@ impl RankLowering {
                     .map_err(|m| format!("{m} (the receive posted at {})", pos.at))?;
                 self.ops[op] = Op::Irecv { from, tag, req: id };
                 self.ops.push(Op::Wait { req: id });
-            }
-            Open::Collective(c) => {
-                let (name, ops) = *c;
-                self.emit_collective(name, ops)
             }
         }
         Ok(())

@@ -19,7 +19,9 @@ const MAX_TAG: u64 = (1 << 63) - 1;
 /// What the reader tracks per rank: request handles posted and not yet completed.
 #[derive(Debug, Default, Clone)]
 pub(super) struct RankState {
-    pub(super) outstanding: HandleMap<()>,
+    /// `true` for a handle an unrecorded waitany listed: it may have completed there, so posting
+    /// it anew is no error.
+    pub(super) outstanding: HandleMap<bool>,
 }
 
 /// The event keywords (all of them, so the error can list them).
@@ -210,7 +212,7 @@ impl Line<'_, '_> {
 
     fn post(&mut self, col: usize, req: u64) -> Result<u32, LineError> {
         let req = req as u32;
-        if self.state.outstanding.insert(req, ()).is_some() {
+        if let Some(false) = self.state.outstanding.insert(req, false) {
             return Err((
                 col,
                 format!("rank {} reuses request {req} before waiting on it", self.me),
@@ -408,9 +410,14 @@ impl Line<'_, '_> {
                             .copied()
                             .filter(|&r| self.state.outstanding.contains_key(r))
                             .collect();
-                        let take = if name == "waitany" { 1 } else { open.len() };
-                        for r in open.iter().take(take) {
-                            self.state.outstanding.remove(*r);
+                        // A waitany's requests stay outstanding (which completed, the replay decides);
+                        // a waitsome completes every open one.
+                        for &r in &open {
+                            if name == "waitany" {
+                                self.state.outstanding.insert(r, true);
+                            } else {
+                                self.state.outstanding.remove(r);
+                            }
                         }
                         out.push(Call::WaitUnrecorded {
                             reqs: listed,

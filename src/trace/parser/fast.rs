@@ -75,7 +75,9 @@ impl<'a> Cursor<'a> {
 /// Posts request `req` of a non-blocking call with `tag` on `state`; `false` (nothing changed) when
 /// the tag or handle is out of range or the handle is already outstanding.
 fn post(state: &mut RankState, tag: u64, req: u64) -> bool {
-    tag < 1 << 63 && req <= MAX_REQ && state.outstanding.insert(req as u32, ()).is_none()
+    tag < 1 << 63
+        && req <= MAX_REQ
+        && !matches!(state.outstanding.insert(req as u32, false), Some(false))
 }
 
 /// Decodes one line on the fast path and hands its rank and call to `push`, or returns `None`

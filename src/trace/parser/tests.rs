@@ -320,7 +320,7 @@ fn fast_and_general_paths_agree() {
             line.push(' ');
         }
         let mut base = vec![RankState::default(); 4];
-        base[1].outstanding.insert(7, ());
+        base[1].outstanding.insert(7, false);
         for version in [1, 2, 3] {
             let mut fast = base.clone();
             let mut made = None;

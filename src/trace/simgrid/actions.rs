@@ -341,9 +341,8 @@ impl Reader {
                     }
                 }
             }
-            // MPI_Waitany: the trace records neither the requests nor which completed; the MPI
-            // layer's rule for an unrecorded waitany completes the first listed request still open,
-            // here the rank's oldest outstanding one.
+            // MPI_Waitany: the trace records neither the requests nor which completed, so no list
+            // to take the first completion of: the rank's oldest outstanding request completes.
             "waitAny" => {
                 let rank = &mut self.ranks[me as usize];
                 if !rank.reqs.is_empty() {

@@ -30,8 +30,8 @@
 //! `init`, `finalize`, `comm_size`, `comm_split`, `comm_dup` and `location` are no-ops, as in SimGrid.
 //! What SimGrid's tracer writes but its replay refuses: `Ssend`/`ISsend` are synchronous sends
 //! (MPI_Ssend, MPI_Issend: complete once the receive matched); `waitAny COUNT` (MPI_Waitany, no
-//! request list or outcome recorded) completes the rank's oldest outstanding request, the MPI
-//! layer's rule for an unrecorded waitany; `testall`, `testany` and `testsome` are no-ops, as `test`
+//! request list or outcome recorded) completes the rank's oldest outstanding request (there is no
+//! list to take the first completion of); `testall`, `testany` and `testsome` are no-ops, as `test`
 //! is. Every other action is refused with its name and position. Datatype ids are SimGrid 3.32's
 //! predefined types 0..=59 (38..=59 the Fortran and C++ ones); a derived type (written as id -1,
 //! with no size) takes the size the `dtsize=ID:BYTES/...` option gives, else is refused.
