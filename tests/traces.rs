@@ -168,6 +168,49 @@ fn a_truncated_zstd_trace_is_an_error_naming_the_file() {
     assert!(err.contains("truncated or corrupt"), "{err}");
 }
 
+/// A written zstd trace carries zstd's content checksum, so a single flipped bit is refused (or, in
+/// the few header bits that do not change the content, reads the same program), never read as other
+/// message sizes.
+#[test]
+fn a_flipped_bit_in_a_written_zstd_trace_is_refused() {
+    let zst = scratch("flip.trc.zst");
+    let program = generate("bu:size=1000", 4);
+    trace::write(&program, &zst).unwrap();
+    let bytes = std::fs::read(&zst).unwrap();
+    // The frame header descriptor's Content_Checksum_flag (RFC 8878, 3.1.1.1.1).
+    assert_ne!(
+        bytes[4] & 0x04,
+        0,
+        "no content checksum in the frame header"
+    );
+    let flipped = scratch("flipped.trc.zst");
+    let mut refused = 0;
+    for i in 4..bytes.len() {
+        for bit in 0..8 {
+            let mut b = bytes.clone();
+            b[i] ^= 1 << bit;
+            std::fs::write(&flipped, &b).unwrap();
+            match trace::read(&flipped) {
+                Err(_) => refused += 1,
+                Ok(p) => assert_eq!(p, program, "bit {bit} of byte {i} read as another program"),
+            }
+        }
+    }
+    assert!(
+        refused > 7 * (bytes.len() - 4),
+        "{refused} of {} flips refused",
+        8 * (bytes.len() - 4)
+    );
+    // Through the binary, a flip in the compressed data is an error naming the file.
+    let mut b = bytes.clone();
+    b[bytes.len() / 2] ^= 0x10;
+    std::fs::write(&flipped, &b).unwrap();
+    let out = netreplay(&["trace", "check", path_str(&flipped)]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "a corrupt trace was accepted");
+    assert!(err.contains(path_str(&flipped)), "{err}");
+}
+
 #[test]
 fn malformed_traces_report_file_line_and_column() {
     let path = scratch("bad.trc");

@@ -39,6 +39,18 @@ pub const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
 /// zstd level for written traces: the library default, fast and already ~10x on traces.
 const ZSTD_LEVEL: i32 = 3;
 
+/// A zstd encoder for a written trace: level [`ZSTD_LEVEL`], with the frame's content checksum, so
+/// that a flipped bit in the file is refused by every reader (the decoder checks it at the end of
+/// the frame) rather than read as other message sizes. The content size is not recorded: the text
+/// is streamed, so its length is not known when the frame header is written.
+pub(crate) fn zstd_encoder<W: Write>(
+    out: W,
+) -> std::io::Result<zstd::stream::write::Encoder<'static, W>> {
+    let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
+    encoder.include_checksum(true)?;
+    Ok(encoder)
+}
+
 /// Reads the trace at `path`, decompressing it if it starts with the zstd magic bytes.
 pub fn read(path: &Path) -> Result<Program> {
     read_with(path, &Algorithms::default())
@@ -148,7 +160,7 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
     crate::output::write_atomic_with(path, |file| {
         let mut out = BufWriter::new(file);
         if compress {
-            let mut encoder = zstd::stream::write::Encoder::new(out, ZSTD_LEVEL)?;
+            let mut encoder = zstd_encoder(out)?;
             (writer.body)(program, &mut encoder)?;
             encoder.finish()?.flush()
         } else {
