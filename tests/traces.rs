@@ -230,9 +230,9 @@ fn malformed_traces_report_file_line_and_column() {
     let err = run_error(&format!("trace:file={}", path_str(&path)));
     assert!(err.contains(":3:8: rank 9 out of range 0..8"), "{err}");
 
-    std::fs::write(&path, "netreplay-trace 4\nranks 8\n").unwrap();
+    std::fs::write(&path, "netreplay-trace 5\nranks 8\n").unwrap();
     let err = run_error(&format!("trace:file={}", path_str(&path)));
-    assert!(err.contains(":1:17: unsupported version 4"), "{err}");
+    assert!(err.contains(":1:17: unsupported version 5"), "{err}");
 
     let err = run_error("trace:file=/nonexistent/trace.trc");
     assert!(err.contains("/nonexistent/trace.trc"), "{err}");

@@ -31,8 +31,9 @@ pub(super) enum Command {
     Campaign(CampaignArgs),
     /// Merge campaign results directories (shards of one config) and print and write the report.
     Report(ReportArgs),
-    /// Write a workload as a trace file (traces/FORMAT.md) that `run --workload trace:file=FILE`
-    /// replays with the same completion time.
+    /// Write a workload, or convert a trace (`trace:file=...`), as a trace file (traces/FORMAT.md)
+    /// that `run --workload trace:file=FILE` replays with the same completion time (the file records
+    /// the MPI model, e.g. a SimGrid trace's rendezvous protocol).
     Generate(GenerateArgs),
     /// Print a shell completion script for netreplay (install it where the shell looks, e.g.
     /// `netreplay completions bash > ~/.local/share/bash-completion/completions/netreplay`).

@@ -180,10 +180,12 @@ pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
     }
 }
 
-/// What is encoded: every rank's ops back to back, each rank's op count, and the collective regions
-/// as (rank, first op, end op, index in [`collectives`]) for the replay timeline.
+/// What is encoded: every rank's ops back to back, each rank's op count, the collective regions
+/// as (rank, first op, end op, index in [`collectives`]) for the replay timeline, and the MPI model
+/// the trace was read under (a native file may record its own).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
+    mpi: crate::program::MpiModel,
     ops: Vec<Op>,
     lens: Vec<u64>,
     regions: Option<Vec<(u32, u32, u32, u8)>>,
@@ -196,6 +198,7 @@ const HEADER: usize = 8 + 4 + 4 + 8 + 8 + 8;
 pub fn encode(program: &Program, key: u64) -> Vec<u8> {
     let n = program.ranks();
     let stored = Stored {
+        mpi: *program.mpi(),
         ops: (0..n)
             .flat_map(|r| program.rank_ops(r).iter().copied())
             .collect(),
@@ -266,7 +269,8 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
         let len = stored.lens[r as usize] as usize;
         ops.extend_from_slice(&stored.ops[at..at + len]);
         at += len;
-    });
+    })
+    .with_mpi(stored.mpi);
     program.validate().ok()?;
     let Some(flat) = stored.regions else {
         return Some(program);
@@ -303,7 +307,7 @@ pub fn read(path: &Path, opts: &ReadOptions, location: &Location) -> Result<Prog
             path.display(),
             cache.display()
         );
-        return Ok(program.with_mpi(format.default_mpi()));
+        return Ok(program);
     }
     log::info!(
         "{}: no valid cache at {}, reading the trace",
@@ -348,7 +352,10 @@ mod tests {
         assert_eq!(names.iter().position(|&n| n == "reduce_scatter"), Some(11));
     }
 
+    /// A program under a model other than every format's default, so a round trip shows it kept.
     fn sample() -> Program {
+        let mut mpi = crate::program::MpiModel::mpich();
+        mpi.eager_threshold = 4096;
         Program::from_fn(3, |r, ops| {
             ops.push(Op::Isend {
                 to: (r + 1) % 3,
@@ -366,12 +373,14 @@ mod tests {
                 cycles: u64::from(r),
             });
         })
+        .with_mpi(mpi)
     }
 
     #[test]
     fn round_trip_and_every_corruption_is_refused() {
         let p = sample();
         let bytes = encode(&p, 42);
+        assert_eq!(decode(&bytes, 42).map(|d| *d.mpi()), Some(*p.mpi()));
         assert_eq!(decode(&bytes, 42), Some(p));
         assert_eq!(decode(&bytes, 43), None, "another key");
         for i in 0..bytes.len() {

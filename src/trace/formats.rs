@@ -37,8 +37,13 @@ pub struct Descriptor {
     pub check_ranks: fn(&Path, &RankLimit) -> Result<()>,
     /// Every file the trace is read from, for the cache key.
     pub sources: fn(&Path) -> Result<Vec<PathBuf>>,
-    /// The MPI model its traces run under unless the spec says otherwise.
+    /// The MPI model its traces run under unless the file records one or the spec says otherwise.
     pub mpi: fn() -> MpiModel,
+    /// Whether its files may record the MPI model they run under (the native format's `mpi` line):
+    /// then its reader sets the program's model itself (falling back to `mpi`), and its writer keeps
+    /// any model; a format that cannot record one is written only for a program its default model
+    /// replays alike, so a converted trace replays as its source.
+    pub records_mpi: bool,
     /// Its writer, if netreplay writes it.
     pub write: Option<Writer>,
     /// What `trace check` says of a trace of this format that has collectives (what the format

@@ -30,6 +30,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     check_ranks: |path, limit| count_ranks(path, limit).map(drop),
     sources: |path| Ok(vec![path.to_path_buf()]),
     mpi: crate::program::MpiModel::default,
+    records_mpi: false,
     write: Some(super::formats::Writer {
         check: |program| write_events(program, &mut std::io::sink()),
         body: |program, out| {

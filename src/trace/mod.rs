@@ -154,6 +154,17 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
             format.name()
         )));
     }
+    if !format.descriptor().records_mpi && !replays_alike(program, &format.default_mpi()) {
+        return Err(Error::Invalid(format!(
+            "a {} trace cannot record the MPI model this program runs under ({}), and under its \
+             default model it would replay differently; write the native format, which records it, or \
+             give the spec the model to convert under (e.g. `,protocol=eager`)",
+            format.name(),
+            parser::mpi_line(program.mpi())
+                .trim_start_matches("mpi ")
+                .replace(' ', ",")
+        )));
+    }
     // Refuse what the format cannot express before touching the file system.
     (writer.check)(program)?;
     let compress = path.extension().is_some_and(|e| e == "zst");
@@ -170,10 +181,45 @@ pub fn write_as(program: &Program, path: &Path, format: Format) -> Result<()> {
     })
 }
 
+/// Whether `program` replays the same under `other` as under its own MPI model: the models agree on
+/// every message it sends (eager or rendezvous, the control messages' size), on its self-messages'
+/// copy cost and on its computation's scale.
+fn replays_alike(program: &Program, other: &MpiModel) -> bool {
+    let own = program.mpi();
+    if own == other {
+        return true;
+    }
+    (0..program.ranks()).all(|r| {
+        program.rank_ops(r).iter().all(|op| match *op {
+            Op::Compute { cycles } => own.compute_cycles(cycles) == other.compute_cycles(cycles),
+            Op::Send { to, bytes, .. } | Op::Isend { to, bytes, .. } => {
+                let rendezvous = own.rendezvous(bytes);
+                rendezvous == other.rendezvous(bytes)
+                    && (!rendezvous || own.control_bytes == other.control_bytes)
+                    && (to != r || own.self_copy_cycles(bytes) == other.self_copy_cycles(bytes))
+            }
+            Op::Issend { to, bytes, .. } => {
+                own.control_bytes == other.control_bytes
+                    && (to != r || own.self_copy_cycles(bytes) == other.self_copy_cycles(bytes))
+            }
+            Op::Recv { .. }
+            | Op::Irecv { .. }
+            | Op::Wait { .. }
+            | Op::WaitAll
+            | Op::WaitAny { .. }
+            | Op::Schedule { .. } => true,
+        })
+    })
+}
+
 /// The text of a trace: header, rank count, then each rank's events in program order.
 pub(crate) fn write_text(program: &Program, out: &mut dyn Write) -> std::io::Result<()> {
-    writeln!(out, "{} {}", parser::MAGIC, parser::VERSION)?;
+    let version = parser::version_for(program.mpi());
+    writeln!(out, "{} {version}", parser::MAGIC)?;
     writeln!(out, "ranks {}", program.ranks())?;
+    if version >= parser::MPI_LINE_VERSION {
+        writeln!(out, "{}", parser::mpi_line(program.mpi()))?;
+    }
     for r in 0..program.ranks() {
         let mut ops = program.rank_ops(r).iter();
         while let Some(op) = ops.next() {
@@ -225,13 +271,17 @@ pub struct ReadOptions {
     pub units: simgrid::Units,
 }
 
-/// Reads a trace of any supported format, under its format's default MPI model.
+/// Reads a trace of any supported format, under the MPI model its file records (native, version 4)
+/// or else its format's default.
 pub fn read_any(path: &Path, opts: &ReadOptions) -> Result<Program> {
     let format = match opts.format {
         Some(f) => f,
         None => Format::detect(path)?,
     };
     let program = (format.descriptor().read)(path, opts)?;
+    if format.descriptor().records_mpi {
+        return Ok(program);
+    }
     Ok(program.with_mpi(format.default_mpi()))
 }
 

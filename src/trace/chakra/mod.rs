@@ -40,6 +40,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
         Ok(all)
     },
     mpi: crate::program::MpiModel::default,
+    records_mpi: false,
     write: None,
     collectives_note: Some(
         "Chakra's comm_size is the whole buffer, as ASTRA-sim reads it: all-gather, all-to-all and \

@@ -45,6 +45,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     },
     sources: |path| Ok(vec![path.to_path_buf()]),
     mpi: crate::program::MpiModel::default,
+    records_mpi: false,
     write: None,
     collectives_note: None,
 };

@@ -56,6 +56,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     check_ranks: |path, limit| limit.check_count(path, u64::from(ranks(path)?)),
     sources,
     mpi: MpiModel::mpich,
+    records_mpi: false,
     write: None,
     collectives_note: None,
 };

@@ -16,7 +16,7 @@ mod tests;
 
 use crate::error::{Error, Result};
 use crate::mpi::{Builder, Pos, collectives::Algorithms};
-use crate::program::Program;
+use crate::program::{MpiModel, Program};
 use events::RankState;
 use fields::{Fields, LineError};
 use std::io::{BufRead, Read};
@@ -24,9 +24,37 @@ use std::io::{BufRead, Read};
 /// The format name written on the header line.
 pub const MAGIC: &str = "netreplay-trace";
 
-/// The format version the writer emits; the reader accepts every version from 1 up to it (version 1
-/// lacks the non-blocking and collective events, version 2 communicators and the MPI call set of 3).
-pub const VERSION: u32 = 3;
+/// The newest format version: the reader accepts every version from 1 up to it (version 1 lacks the
+/// non-blocking and collective events, version 2 communicators and the MPI call set of 3, version 3
+/// the `mpi` line of 4). The writer emits the oldest version that holds the program
+/// ([`version_for`]), so a file older readers can replay stays readable by them.
+pub const VERSION: u32 = 4;
+
+/// The first version with the `mpi` line, which records the MPI model a program runs under.
+pub const MPI_LINE_VERSION: u32 = 4;
+
+/// The version the writer emits for a program under `mpi`: 3 under the native default model (no
+/// `mpi` line needed), else [`MPI_LINE_VERSION`], so that a reader that predates the line refuses
+/// the file instead of replaying it under another protocol.
+pub fn version_for(mpi: &MpiModel) -> u32 {
+    if *mpi == MpiModel::default() {
+        3
+    } else {
+        MPI_LINE_VERSION
+    }
+}
+
+/// The `mpi` line recording `mpi` (every key [`MpiModel::set`] reads back), for the writer.
+pub fn mpi_line(mpi: &MpiModel) -> String {
+    let protocol = match mpi.protocol {
+        crate::program::Protocol::Eager => "eager",
+        crate::program::Protocol::Rendezvous => "rendezvous",
+    };
+    format!(
+        "mpi protocol={protocol} eager_threshold={} control_bytes={} self_copy={} compute_scale={}",
+        mpi.eager_threshold, mpi.control_bytes, mpi.self_copy, mpi.compute_scale
+    )
+}
 
 /// The native format in the registry of [`crate::trace::formats`]: told by its header line.
 pub const FORMAT: crate::trace::formats::Descriptor = crate::trace::formats::Descriptor {
@@ -41,6 +69,7 @@ pub const FORMAT: crate::trace::formats::Descriptor = crate::trace::formats::Des
     check_ranks: crate::trace::limits::check_native_ranks,
     sources: |path| Ok(vec![path.to_path_buf()]),
     mpi: crate::program::MpiModel::default,
+    records_mpi: true,
     write: Some(crate::trace::formats::Writer {
         check: |_| Ok(()),
         body: |program, out| crate::trace::write_text(program, out),
@@ -86,6 +115,10 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
     // The fast path reads whole lines from the buffer; a large one keeps per-refill overhead small.
     let mut input = std::io::BufReader::with_capacity(1 << 17, &mut input);
     let mut line_no = 0;
+    // The model an `mpi` line records, and whether an event or `comm` line has been read (the
+    // `mpi` line comes before them).
+    let mut model: Option<MpiModel> = None;
+    let mut past_head = false;
     loop {
         // Fast path: whole lines of common events straight from the reader's buffer, no copy.
         if let State::Events(version, per_rank, builder) = &mut state {
@@ -102,6 +135,7 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 line_no += 1;
             }
             if used > 0 {
+                past_head = true;
                 input.consume(used);
                 continue;
             }
@@ -199,6 +233,14 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
                 );
             }
             State::Events(version, per_rank, builder) => {
+                if first == "mpi" {
+                    model = Some(
+                        read_mpi_line(&mut fields, *version, past_head || model.is_some())
+                            .map_err(|e| at(line_no, e))?,
+                    );
+                    continue;
+                }
+                past_head = true;
                 if first == "comm" {
                     define_comm(&mut fields, *version, builder).map_err(|e| at(line_no, e))?;
                     continue;
@@ -223,8 +265,39 @@ pub fn parse_with(path: &str, mut input: impl BufRead, algorithms: &Algorithms) 
             line_no + 1,
             (1, "missing `ranks N` line after the header".into()),
         )),
-        State::Events(_, _, builder) => (*builder).finish(),
+        State::Events(_, _, builder) => Ok((*builder)
+            .finish()?
+            .with_mpi(model.unwrap_or_else(|| (FORMAT.mpi)()))),
     }
+}
+
+/// `mpi KEY=VALUE...` (version 4): the MPI model the program runs under, each key one of the trace
+/// workload's ([`MpiModel::set`]); keys not given keep the native default. `late`: an event, a
+/// `comm` line or another `mpi` line came before it.
+fn read_mpi_line(fields: &mut Fields, version: u32, late: bool) -> Result<MpiModel, LineError> {
+    if version < MPI_LINE_VERSION {
+        return Err((
+            1,
+            format!("`mpi` lines need format version {MPI_LINE_VERSION}"),
+        ));
+    }
+    if late {
+        return Err((
+            1,
+            "the `mpi` line comes once, after the `ranks` line and before any event".into(),
+        ));
+    }
+    let mut mpi = (FORMAT.mpi)();
+    while let Some((col, field)) = fields.next() {
+        let Some((key, value)) = field.split_once('=') else {
+            return Err((
+                col,
+                format!("expected KEY=VALUE (protocol=rendezvous, ...), found `{field}`"),
+            ));
+        };
+        mpi.set(key, value).map_err(|e| (col, e.to_string()))?;
+    }
+    Ok(mpi)
 }
 
 /// Line `line_no` of the trace (its only file, index 0 of the builder).

@@ -63,12 +63,12 @@ fn reads_events_in_per_rank_order_with_comments_and_blank_lines() {
 #[test]
 fn errors_name_line_column_expected_and_found() {
     let cases: &[(&str, (usize, usize, &str))] = &[
-        ("", (1, 1, "missing header `netreplay-trace 3`")),
+        ("", (1, 1, "missing header `netreplay-trace 4`")),
         (
             "ranks 8\n",
-            (1, 1, "missing header `netreplay-trace 3`, found `ranks`"),
+            (1, 1, "missing header `netreplay-trace 4`, found `ranks`"),
         ),
-        ("netreplay-trace 4\n", (1, 17, "unsupported version 4")),
+        ("netreplay-trace 5\n", (1, 17, "unsupported version 5")),
         ("netreplay-trace 0\n", (1, 17, "unsupported version 0")),
         (
             "netreplay-trace\n",
@@ -79,6 +79,30 @@ fn errors_name_line_column_expected_and_found() {
             (1, 19, "expected end of line, found `x`"),
         ),
         ("netreplay-trace 1\n", (2, 1, "missing `ranks N` line")),
+        (
+            "netreplay-trace 3\nranks 2\nmpi protocol=rendezvous\n",
+            (3, 1, "`mpi` lines need format version 4"),
+        ),
+        (
+            "netreplay-trace 4\nranks 2\n0 compute 1\nmpi protocol=eager\n",
+            (4, 1, "once, after the `ranks` line and before any event"),
+        ),
+        (
+            "netreplay-trace 4\nranks 2\nmpi protocol=eager\nmpi protocol=eager\n",
+            (4, 1, "once, after the `ranks` line and before any event"),
+        ),
+        (
+            "netreplay-trace 4\nranks 2\nmpi protocol=eager rendezvous\n",
+            (
+                3,
+                20,
+                "expected KEY=VALUE (protocol=rendezvous, ...), found `rendezvous`",
+            ),
+        ),
+        (
+            "netreplay-trace 4\nranks 2\nmpi  eager_threshold=x\n",
+            (3, 6, "is not a byte count"),
+        ),
         (
             "netreplay-trace 1\n0 send 1 8\n",
             (2, 1, "expected `ranks N` after the header, found `0`"),
@@ -390,4 +414,34 @@ fn never_panics_on_garbage_or_truncation() {
         }
         let _ = parse_str(&text);
     }
+}
+
+#[test]
+fn the_mpi_line_sets_the_model_and_the_writer_records_any_other_than_the_default() {
+    let p = parse_str(
+        "netreplay-trace 4\nranks 2\n# the model\nmpi protocol=rendezvous eager_threshold=100 \
+         self_copy=0.5\n0 send 1 1000\n1 recv 0\n",
+    )
+    .unwrap();
+    let mut want = crate::program::MpiModel::mpich();
+    want.eager_threshold = 100;
+    want.self_copy = 0.5;
+    assert_eq!(*p.mpi(), want);
+    let mut text = Vec::new();
+    crate::trace::write_text(&p, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(
+        text.starts_with("netreplay-trace 4\nranks 2\nmpi protocol=rendezvous "),
+        "{text}"
+    );
+    assert_eq!(parse_str(&text).unwrap(), p);
+    // Under the native default the writer keeps version 3, which older readers read.
+    let eager = p.with_mpi(crate::program::MpiModel::default());
+    let mut text = Vec::new();
+    crate::trace::write_text(&eager, &mut text).unwrap();
+    assert!(text.starts_with(b"netreplay-trace 3\nranks 2\n0 send"));
+    assert_eq!(
+        *parse_str("netreplay-trace 3\nranks 2\n").unwrap().mpi(),
+        Default::default()
+    );
 }

@@ -59,6 +59,7 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     check_ranks: |path, limit| count_ranks(path, limit).map(drop),
     sources,
     mpi: crate::program::MpiModel::mpich,
+    records_mpi: false,
     write: None,
     collectives_note: Some(
         "SimGrid time-independent traces record no communicators: every collective is replayed \
