@@ -213,20 +213,45 @@ fn simgrid_bad_inputs_are_positioned_errors() {
     std::fs::write(&f, "0 init\n1 init\n0 send 1 0 1.5e3 6\n1 recv 0 0 1.5e3").unwrap();
     let p = trace::read_any(&f, &ReadOptions::default()).unwrap();
     assert_eq!(p.sends().map(|s| s.2).sum::<u64>(), 1500);
-    // A missing per-rank file names itself.
+    // A missing per-rank file names itself, whether the format is given or detected, and even
+    // when none of the index's files is found (SimGrid's examples/split_traces outside its tree).
     let idx = scratch().join("index.txt");
-    std::fs::write(&idx, "ok.txt\nnot-there/actions1.txt\n").unwrap();
-    match trace::read_any(&idx, &ReadOptions::default()) {
-        Err(Error::File {
-            line: 2, message, ..
-        }) => {
-            assert!(
-                message.contains("`not-there/actions1.txt` not found"),
-                "{message}"
-            )
+    for (text, line, missing) in [
+        (
+            "ok.txt\nnot-there/actions1.txt\n",
+            2,
+            "not-there/actions1.txt",
+        ),
+        (
+            "replay/actions0.txt\nreplay/actions1.txt\n",
+            1,
+            "replay/actions0.txt",
+        ),
+        ("actions0.txt\nactions1.txt\n", 1, "actions0.txt"),
+    ] {
+        std::fs::write(&idx, text).unwrap();
+        for format in [None, Some(Format::SIMGRID)] {
+            let opts = ReadOptions {
+                format,
+                ..ReadOptions::default()
+            };
+            match trace::read_any(&idx, &opts) {
+                Err(Error::File {
+                    line: l, message, ..
+                }) if l == line => {
+                    assert!(
+                        message.contains(&format!("`{missing}` not found")),
+                        "{message}"
+                    )
+                }
+                other => panic!("{text:?} {format:?}: {other:?}"),
+            }
         }
-        other => panic!("{other:?}"),
     }
+    // One word that names no file is still a native trace without its header.
+    std::fs::write(&idx, "hello\n").unwrap();
+    let e = trace::read_any(&idx, &ReadOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("missing header"), "{e}");
 }
 
 #[test]

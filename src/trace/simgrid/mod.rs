@@ -46,14 +46,16 @@ use std::io::{BufRead, Read as _};
 use std::path::{Path, PathBuf};
 
 /// SimGrid TI traces in the registry of [`crate::trace::formats`]: told by an action line, or an
-/// index line naming an existing file.
+/// index line (naming an existing file, or one field that reads as a file's path).
 pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
     name: "simgrid",
     aliases: &[],
     help: "SimGrid SMPI time-independent traces (one action file, or an index of per-rank files)",
     cache_tag: "SimGrid",
     detect_path: None,
-    detect_line: Some(|path, line| is_action_line(line) || is_index_line(path, line)),
+    detect_line: Some(|path, line| {
+        is_action_line(line) || is_index_line(path, line) || names_a_file(line)
+    }),
     folder: None,
     read: |path, opts| read(path, &opts.algorithms, opts.units),
     check_ranks: |path, limit| count_ranks(path, limit).map(drop),
@@ -66,6 +68,21 @@ pub const FORMAT: super::formats::Descriptor = super::formats::Descriptor {
          over all ranks (MPI_COMM_WORLD), whatever communicator the application used",
     ),
 };
+
+/// Whether `line` is one field that reads as a file's path: a folder and a name, or a name with an
+/// extension (`replay/actions0.txt`). An index whose files are missing is then read as one, and its
+/// reader says which file it did not find, where the native reader would report a missing header.
+fn names_a_file(line: &str) -> bool {
+    let mut fields = line.split_ascii_whitespace();
+    let (Some(field), None) = (fields.next(), fields.next()) else {
+        return false;
+    };
+    let name = field.rsplit('/').next().unwrap_or(field);
+    let extension = name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && ext.chars().any(|c| c.is_ascii_alphabetic())
+    });
+    (field.contains('/') && !name.is_empty()) || extension
+}
 
 /// Whether `line` names an existing file beside `path` or in one of its ancestors (an index).
 fn is_index_line(path: &Path, line: &str) -> bool {
