@@ -166,6 +166,72 @@ fn skipped_parts_are_counted() {
     assert_eq!(c.notes.measurement_off, 64);
 }
 
+/// What the reader skips reaches the user: `trace check` (text and JSON) lists it as notes, and a
+/// run warns on stderr, also when the trace comes from its cache.
+#[test]
+fn skipped_parts_are_reported_by_trace_check_and_run() {
+    let bin = env!("CARGO_BIN_EXE_netreplay");
+    for (name, needle) in [
+        (
+            "sst-macro-otf2_test_traces",
+            "OTF2: 1080 non-blocking collective calls",
+        ),
+        (
+            "tracer-stencil4d-32",
+            "OTF2: 64 spans with measurement switched off",
+        ),
+    ] {
+        let path = sample(name);
+        let out = std::process::Command::new(bin)
+            .args(["trace", "check", "--json"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let notes = j["notes"].as_array().unwrap();
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.as_str().unwrap().starts_with(needle)),
+            "{name}: {notes:?}"
+        );
+        let out = std::process::Command::new(bin)
+            .args(["trace", "check"])
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains(needle),
+            "{name}"
+        );
+        let cache = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("otf2-notes-{}", std::process::id()))
+            .join(name);
+        let _ = std::fs::remove_dir_all(&cache);
+        for read in ["afresh", "from its cache"] {
+            let out = std::process::Command::new(bin)
+                .args([
+                    "run",
+                    "--topology",
+                    "fat-tree:k=8,n=2",
+                    "--model",
+                    "flow",
+                    "--workload",
+                ])
+                .arg(format!(
+                    "trace:file={},cache={}",
+                    path.display(),
+                    cache.display()
+                ))
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{name}: {err}");
+            assert!(err.contains(needle), "{name}, {read}: {err}");
+        }
+    }
+}
+
 /// Every sample replays to completion on a fat tree and a torus, read through the workload spec
 /// (format detected from the folder or the anchor file); every message of the program is delivered.
 #[test]

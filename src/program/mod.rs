@@ -131,6 +131,8 @@ pub struct Program {
     ops: Storage,
     mpi: MpiModel,
     calls: Option<std::sync::Arc<CallStats>>,
+    /// What its reader skipped or approximated, one sentence each (empty for most programs).
+    notes: std::sync::Arc<[String]>,
     regions: Option<std::sync::Arc<Regions>>,
     /// The ops' dependencies when the program is a dependency graph (GOAL); `None`: each rank runs
     /// its ops in order.
@@ -191,6 +193,7 @@ impl Program {
             ops: Storage::Flat { ops, starts },
             mpi: MpiModel::default(),
             calls: None,
+            notes: std::sync::Arc::new([]),
             regions: None,
             graph: None,
         }
@@ -203,6 +206,7 @@ impl Program {
             ops: Storage::PerRank(per_rank.into_iter().map(Vec::into_boxed_slice).collect()),
             mpi: MpiModel::default(),
             calls: None,
+            notes: std::sync::Arc::new([]),
             regions: None,
             graph: None,
         }
@@ -245,6 +249,19 @@ impl Program {
     /// The same program, remembering the op ranges of its collective calls.
     pub fn with_regions(mut self, regions: Regions) -> Program {
         self.regions = Some(std::sync::Arc::new(regions));
+        self
+    }
+
+    /// What the trace's reader did not replay or replayed approximately (an OTF2 archive's
+    /// non-blocking collectives recorded as regions only, its spans with measurement off), so that
+    /// `trace check` and a run can say so; empty for generated workloads.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    /// The same program, with its reader's `notes`.
+    pub fn with_notes(mut self, notes: Vec<String>) -> Program {
+        self.notes = notes.into();
         self
     }
 

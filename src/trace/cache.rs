@@ -181,11 +181,13 @@ pub fn path_for(trace: &Path, location: &Location) -> Option<PathBuf> {
 }
 
 /// What is encoded: every rank's ops back to back, each rank's op count, the collective regions
-/// as (rank, first op, end op, index in [`collectives`]) for the replay timeline, and the MPI model
-/// the trace was read under (a native file may record its own).
+/// as (rank, first op, end op, index in [`collectives`]) for the replay timeline, the MPI model
+/// the trace was read under (a native file may record its own), and its reader's notes (what it
+/// skipped, which a run read from the cache still reports).
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Stored {
     mpi: crate::program::MpiModel,
+    notes: Vec<String>,
     ops: Vec<Op>,
     lens: Vec<u64>,
     regions: Option<Vec<(u32, u32, u32, u8)>>,
@@ -199,6 +201,7 @@ pub fn encode(program: &Program, key: u64) -> Vec<u8> {
     let n = program.ranks();
     let stored = Stored {
         mpi: *program.mpi(),
+        notes: program.notes().to_vec(),
         ops: (0..n)
             .flat_map(|r| program.rank_ops(r).iter().copied())
             .collect(),
@@ -270,7 +273,8 @@ pub fn decode(bytes: &[u8], key: u64) -> Option<Program> {
         ops.extend_from_slice(&stored.ops[at..at + len]);
         at += len;
     })
-    .with_mpi(stored.mpi);
+    .with_mpi(stored.mpi)
+    .with_notes(stored.notes);
     program.validate().ok()?;
     let Some(flat) = stored.regions else {
         return Some(program);
@@ -374,13 +378,15 @@ mod tests {
             });
         })
         .with_mpi(mpi)
+        .with_notes(vec!["a note".into()])
     }
 
     #[test]
     fn round_trip_and_every_corruption_is_refused() {
         let p = sample();
         let bytes = encode(&p, 42);
-        assert_eq!(decode(&bytes, 42).map(|d| *d.mpi()), Some(*p.mpi()));
+        let d = decode(&bytes, 42).unwrap();
+        assert_eq!((d.mpi(), d.notes()), (p.mpi(), p.notes()));
         assert_eq!(decode(&bytes, 42), Some(p));
         assert_eq!(decode(&bytes, 43), None, "another key");
         for i in 0..bytes.len() {

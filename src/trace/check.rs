@@ -313,6 +313,7 @@ pub fn check_file(
     if let Some(note) = format.descriptor().collectives_note.filter(|_| collectives) {
         c.notes.push(note.to_string());
     }
+    c.notes.extend(program.notes().iter().cloned());
     let groups = match jobs {
         Some(split) => super::jobs::of_trace(&program, format, &file, split)?,
         None if format == super::Format::GOAL => super::jobs::connected(&program),

@@ -498,6 +498,11 @@ fn build_workload(p: &Params) -> Result<Box<dyn Generator>> {
         extra.push_str(&format!(",jobs={v}"));
     }
     let mut workload = TraceWorkload::open_with(file, &opts, &location, extra)?;
+    // What the reader skipped changes what is replayed: say so on every run (`trace check` lists
+    // the same sentences as notes).
+    for note in workload.program.notes() {
+        log::warn!("{file}: {note}");
+    }
     // A run replays only what `trace check` accepts: an unmatched send or receive, or a collective
     // some ranks skip, is refused now rather than ending in a short or deadlocked run.
     check::check(&workload.program)?.require_ok(file)?;

@@ -176,6 +176,45 @@ impl Notes {
         self.unknown_collectives += other.unknown_collectives;
         self.measurement_off += other.measurement_off;
     }
+
+    /// One sentence per kind of thing skipped, for `trace check` and a run's warnings (the docs
+    /// promise each is counted with a message).
+    pub fn sentences(&self) -> Vec<String> {
+        [
+            (
+                self.nonblocking_collectives,
+                "non-blocking collective calls (MPI_Iallreduce...) that Score-P recorded as regions \
+                 only, with no record of their traffic: not replayed",
+            ),
+            (
+                self.measurement_off,
+                "spans with measurement switched off (MeasurementOnOff records): the MPI calls in them \
+                 were not recorded and their time is not replayed",
+            ),
+            (
+                self.unfinished_requests,
+                "receive requests the trace never completes: not replayed",
+            ),
+            (
+                self.unknown_completions,
+                "completions of requests the trace never posted (posted while measurement was \
+                 off): ignored",
+            ),
+            (self.cancelled, "cancelled requests: not replayed"),
+            (
+                self.cancelled_too_late,
+                "cancellations of sends already handed on: the sends are replayed",
+            ),
+            (
+                self.unknown_collectives,
+                "collective records of operations this reader does not know: not replayed",
+            ),
+        ]
+        .into_iter()
+        .filter(|&(n, _)| n > 0)
+        .map(|(n, what)| format!("OTF2: {n} {what}"))
+        .collect()
+    }
 }
 
 /// Where decoded calls go: the MPI layer's builder, or a collection for statistics.
@@ -389,8 +428,11 @@ pub fn read(path: &Path, algorithms: &Algorithms, cycles_per_second: f64) -> Res
     check_rate(cycles_per_second)?;
     let opened = Opened::new(path)?;
     let mut builder = Builder::new(opened.ranks(), algorithms)?;
-    opened.decode(cycles_per_second, &mut builder)?;
-    Ok(builder.finish()?.with_mpi(MpiModel::mpich()))
+    let notes = opened.decode(cycles_per_second, &mut builder)?;
+    Ok(builder
+        .finish()?
+        .with_mpi(MpiModel::mpich())
+        .with_notes(notes.sentences()))
 }
 
 /// The rank count of the archive at `path` (its MPI locations), read from its definitions only.
