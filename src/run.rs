@@ -204,7 +204,8 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
     })?;
     let parsed = workload::parse(workload_spec)?;
     check_declared_ranks(&parsed, topo.as_ref())?;
-    let wl = parsed.build()?;
+    // A trace is read now: its lowering is kept under the same limit as the run.
+    let wl = memory::with_limit(options.max_memory, || parsed.build())?;
     let place = placement::build(config.placement.as_deref().unwrap_or("consecutive"))?;
 
     let ranks = wl.ranks.or(wl.generator.ranks()).unwrap_or(topo.nodes());

@@ -64,6 +64,66 @@ fn rank_bombs_are_refused_at_their_line_in_bounded_memory() {
     );
 }
 
+/// A collective of a few bytes of text that expands into tens of millions of operations (allgatherv
+/// blocks of 2^40 bytes, which MPICH's pipelined ring sends in 32 KiB chunks) is refused before it is
+/// expanded, at its line and with the estimate, by `trace check`, `run` and `generate` alike, in a
+/// bounded address space.
+#[test]
+fn a_collective_expanding_past_the_memory_limit_is_refused_before_it_is_built() {
+    let text: String = (0..4)
+        .map(|r| format!("{r} allgatherv 1099511627776 1 1 1\n"))
+        .collect();
+    let f = write(
+        "agv",
+        "agv_big.trc",
+        &format!("netreplay-trace 3\nranks 4\n{text}"),
+    );
+    let spec = format!("trace:file={f},cache=off");
+    let out = scratch("agv", "out.trc").display().to_string();
+    let topology = ["--topology", "fat-tree:k=4,n=2"];
+    for args in [
+        vec!["trace", "check", "--max-memory", "100M", &f],
+        [
+            &["run"][..],
+            &topology,
+            &["--max-memory", "100M", "--workload", &spec],
+        ]
+        .concat(),
+        vec![
+            "generate",
+            &spec,
+            "--ranks",
+            "4",
+            "--max-memory",
+            "100M",
+            "--out",
+            &out,
+        ],
+    ] {
+        refused(
+            &args,
+            &[
+                &format!("{f}:3: "),
+                "with this allgatherv (up to 67108950 operations for it",
+                "the --max-memory limit is 100.0 MiB",
+            ],
+        );
+    }
+    // Within the limit, the same file with blocks of a few chunks is read.
+    let small = text.replace("1099511627776", "100000");
+    let f = write(
+        "agv",
+        "agv_small.trc",
+        &format!("netreplay-trace 3\nranks 4\n{small}"),
+    );
+    let (code, err) = netreplay_bounded(
+        &["trace", "check", "--max-memory", "100M", &f],
+        LIMIT_KB,
+        GUARD,
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
+
 #[test]
 fn run_refuses_a_collective_only_some_ranks_call_as_trace_check_does() {
     let file = write(

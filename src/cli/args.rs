@@ -323,5 +323,9 @@ pub(super) enum TraceAction {
         /// `connected` or ATLAHS's merge configuration (JSON); each job's ranks, messages and bytes.
         #[arg(long, value_name = "connected|MERGE.json")]
         jobs: Option<String>,
+        /// Refuse at once if lowering the trace's calls would take more than SIZE (bytes, or 512M,
+        /// 8G, ...); default: the memory available on the machine.
+        #[arg(long, value_name = "SIZE", value_parser = crate::network::memory::parse_size)]
+        max_memory: Option<u64>,
     },
 }

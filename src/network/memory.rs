@@ -73,6 +73,64 @@ pub fn available_bytes() -> Option<u64> {
     kib.checked_mul(1024)
 }
 
+thread_local! {
+    /// The `--max-memory` value of the command running on this thread, while it builds its inputs.
+    static LIMIT: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// Runs `build` with `limit` (a `--max-memory` value) as the limit of what is built on this thread
+/// meanwhile ([`Cap::current`]): a trace is read by a workload's registry entry, which takes only
+/// its spec, so a run's limit reaches the trace's lowering this way. The previous limit is restored
+/// afterwards.
+pub fn with_limit<T>(limit: Option<u64>, build: impl FnOnce() -> T) -> T {
+    let before = LIMIT.with(|l| l.replace(limit));
+    let out = build();
+    LIMIT.with(|l| l.set(before));
+    out
+}
+
+/// A memory cap for what is built step by step (a trace's program as its calls are lowered), read
+/// once so each step's check is a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cap {
+    /// The bytes allowed.
+    pub bytes: u64,
+    /// Whether they come from `--max-memory` (else from the memory available when it was read).
+    pub given: bool,
+}
+
+impl Cap {
+    /// The cap in force on this thread: the `--max-memory` of [`with_limit`], else the memory
+    /// available on the machine now; `None` when neither is known.
+    pub fn current() -> Option<Cap> {
+        match LIMIT.with(std::cell::Cell::get) {
+            Some(bytes) => Some(Cap { bytes, given: true }),
+            None => available_bytes().map(|bytes| Cap {
+                bytes,
+                given: false,
+            }),
+        }
+    }
+
+    /// The refusal of `what`, estimated at `bytes` past this cap, worded as [`check`]'s.
+    pub fn refusal(&self, bytes: u64, what: &str) -> String {
+        let (source, advice) = if self.given {
+            ("the --max-memory limit", ", or raise --max-memory")
+        } else {
+            (
+                "the memory available on this machine",
+                " (or pass --max-memory to override the check)",
+            )
+        };
+        format!(
+            "{what} would need about {} but {source} is {}; use a smaller network or \
+             workload{advice}",
+            human(bytes),
+            human(self.bytes)
+        )
+    }
+}
+
 /// Refuses a run whose estimated `bytes` exceed `limit` (a `--max-memory` value) or, without one,
 /// the memory available now; `what` says what was estimated.
 pub fn check(bytes: u64, limit: Option<u64>, what: &str) -> Result<()> {

@@ -59,7 +59,8 @@ pub(super) fn execute_jobs(
         let at = |e| located("workload", &job.workload, e);
         let parsed = workload::parse(&job.workload).map_err(at)?;
         check_declared_ranks(&parsed, topo)?;
-        let wl = parsed.build().map_err(at)?;
+        // A trace is read now, its lowering kept under the run's memory limit.
+        let wl = memory::with_limit(options.max_memory, || parsed.build()).map_err(at)?;
         if wl.generator.jobs().is_some() {
             return Err(Error::Invalid(format!(
                 "job {i} (`{}`): a multi-job trace is several jobs already; give it as the run's \

@@ -15,7 +15,8 @@ pub(in crate::cli) fn generate(args: GenerateArgs) -> Result<()> {
         max_memory,
     } = args;
     let format = trace::Format::parse_writable(&format)?;
-    let wl = workload::build(&spec)?;
+    // A trace to convert is read now, its lowering kept under the same memory limit.
+    let wl = crate::network::memory::with_limit(max_memory, || workload::build(&spec))?;
     if wl.ranks.is_some_and(|r| r != ranks) {
         return Err(Error::Invalid(format!(
             "workload `{spec}` says ranks={} but --ranks is {ranks}; give the count once",

@@ -74,6 +74,25 @@ fn moves_nothing(c: &Collective) -> bool {
     }
 }
 
+/// At least as many ops as [`expand`] appends for any rank of `n` for `c`, computed from the sizes
+/// without expanding, so that a trace's lowering refuses a call past its memory before building it.
+/// Every algorithm sends and receives O(n) messages per rank whatever the sizes (4n + 64 bounds
+/// them all: the ring allreduce's 4(n - 1) is the most), except the pipelined ring allgatherv, whose
+/// blocks go in chunks: two ops per chunk of every block.
+pub fn ops_bound(c: &Collective, n: u32, alg: &Algorithms) -> u64 {
+    let spread = 4 * u64::from(n) + 64;
+    match (c, select::choose(c, n, alg)) {
+        (Collective::Allgatherv { counts }, Alg::Allgatherv(AllgathervAlg::Ring)) => {
+            let smallest = counts.iter().copied().min().unwrap_or(0);
+            let chunk = smallest.max(select::ALLGATHERV_PIPELINE_MSG_SIZE);
+            counts
+                .iter()
+                .fold(spread, |a, &b| a.saturating_add(2 * b.div_ceil(chunk)))
+        }
+        _ => spread,
+    }
+}
+
 /// Appends the ops of rank `me` (of `n`, ranks of the collective's communicator) for collective `c`
 /// with matching tag `tag`, by the algorithm [`select::choose`] picks.
 pub fn expand(c: &Collective, n: u32, me: u32, tag: u64, alg: &Algorithms, out: &mut Vec<Op>) {
@@ -276,6 +295,21 @@ pub(crate) mod tests {
             }
         }
         all
+    }
+
+    #[test]
+    fn ops_bound_bounds_every_ranks_expansion() {
+        for (n, bytes) in [(2, 0), (3, 1), (5, 5000), (8, 100_000), (13, 3_000_000)] {
+            for c in all_collectives(n, n / 2, bytes) {
+                for alg in every_algorithm(&c) {
+                    for me in 0..n {
+                        let mut out = Vec::new();
+                        expand(&c, n, me, tag_for(0), &alg, &mut out);
+                        assert!(out.len() as u64 <= ops_bound(&c, n, &alg), "{c:?} {alg:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

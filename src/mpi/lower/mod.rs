@@ -30,6 +30,7 @@ use super::collective_tag;
 use super::collectives::{self, Algorithms};
 use super::comm::{self, Bound, Comms, Handles};
 use crate::error::{Error, Result};
+use crate::network::memory::Cap;
 use crate::program::CallStats;
 use crate::program::{Op, Program};
 use ahash::AHashMap;
@@ -73,6 +74,52 @@ pub struct Builder {
     handles: Vec<Handles>,
     files: Vec<(String, bool)>,
     shared: Shared,
+    /// Ops the ranks hold (lowered, or in posted non-blocking collectives), and the memory cap
+    /// (`--max-memory`, else the memory available when the builder was made) they are kept under.
+    ops: u64,
+    cap: Option<Cap>,
+}
+
+/// Bytes one op may take while a trace is lowered: its size twice over, since a rank's ops grow by
+/// doubling their vector, so up to half of what is allocated is room not yet used.
+const OP_BYTES: u64 = 2 * std::mem::size_of::<Op>() as u64;
+
+/// Refuses `call` when the ops it may add to the `ops` the ranks hold would pass `cap`: a
+/// collective's [`collectives::ops_bound`] over `world` ranks (or its count list's), any other call's
+/// few. Checked before lowering, so a collective of a few bytes of text that expands into billions
+/// of ops is refused before any is built.
+fn room(call: &Call, world: u32, ops: u64, cap: Option<Cap>, alg: &Algorithms) -> Result<(), Msg> {
+    let Some(cap) = cap else {
+        return Ok(());
+    };
+    let (bound, name) = match call {
+        Call::Collective { op, .. } => {
+            let n = match op {
+                Collective::ReduceScatter { counts }
+                | Collective::Scatterv { counts, .. }
+                | Collective::Allgatherv { counts }
+                | Collective::Alltoallv { send: counts } => counts.len() as u32,
+                _ => world,
+            };
+            (collectives::ops_bound(op, n, alg), op.name())
+        }
+        _ => (8, ""),
+    };
+    let bytes = ops.saturating_add(bound).saturating_mul(OP_BYTES);
+    if bytes <= cap.bytes {
+        return Ok(());
+    }
+    Err(cap.refusal(
+        bytes,
+        &if name.is_empty() {
+            format!("the trace's program ({ops} operations so far)")
+        } else {
+            format!(
+                "the trace's program with this {name} (up to {bound} operations for it, on top \
+                 of the {ops} so far)"
+            )
+        },
+    ))
 }
 
 /// What the ranks' lowerings share: communicators, the collective order log, the call counts.
@@ -159,6 +206,8 @@ impl Builder {
                 log: Log::default(),
                 stats: CallStats::default(),
             },
+            ops: 0,
+            cap: Cap::current(),
         })
     }
 
@@ -229,9 +278,14 @@ impl Builder {
             return;
         }
         if b.held_from.is_none() && streams(&call) {
-            if let Err(m) = b.lowering.lower(&call, pos, index, &mut self.shared) {
+            let world = self.handles.len() as u32;
+            let before = b.lowering.ops.len();
+            let lowered = room(&call, world, self.ops, self.cap, &self.shared.algorithms)
+                .and_then(|()| b.lowering.lower(&call, pos, index, &mut self.shared));
+            if let Err(m) = lowered {
                 b.problem = Some((index, pos, m));
             }
+            self.ops += (b.lowering.ops.len() - before) as u64;
             return;
         }
         b.held_from.get_or_insert(index);
@@ -261,6 +315,7 @@ impl Builder {
         let created = comm::resolve(&held, &handles, &mut self.shared.comms)
             .map_err(|(pos, m)| self.error(pos, m))?;
         drop(handles);
+        let world = self.ranks.len() as u32;
         for ((b, calls), made) in self.ranks.iter_mut().zip(held).zip(created) {
             let Some(b) = b.as_mut().filter(|b| b.problem.is_none()) else {
                 continue;
@@ -268,7 +323,11 @@ impl Builder {
             b.lowering.made = made.into_iter();
             let first = b.held_from.unwrap_or(0);
             for (index, (call, pos)) in (first..).zip(calls) {
-                if let Err(m) = b.lowering.lower(&call, pos, index, &mut self.shared) {
+                let before = b.lowering.ops.len();
+                let lowered = room(&call, world, self.ops, self.cap, &self.shared.algorithms)
+                    .and_then(|()| b.lowering.lower(&call, pos, index, &mut self.shared));
+                self.ops += (b.lowering.ops.len() - before) as u64;
+                if let Err(m) = lowered {
                     b.problem = Some((index, pos, m));
                     break;
                 }
