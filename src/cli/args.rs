@@ -207,7 +207,8 @@ pub(super) struct GenerateArgs {
     /// Output file, written atomically; zstd-compressed when it ends in `.zst`.
     #[arg(long)]
     pub(super) out: PathBuf,
-    /// `native` (traces/FORMAT.md, default) or `trc` (INSEE/FSIN; blocking operations only).
+    /// `native` (traces/FORMAT.md, default) or `trc` (INSEE/FSIN; blocking operations only, and
+    /// refused when FSIN's eager model would replay a converted trace differently).
     #[arg(long, default_value = "native")]
     pub(super) format: String,
     /// Refuse at once if the program would take more than SIZE (bytes, or 512M, 8G, ...);
