@@ -486,3 +486,46 @@ fn a_nonblocking_collective_progresses_while_its_rank_computes() {
     assert_eq!((o.messages, o.completion_cycles), (3, 1000));
     assert_eq!((mpi.time.wait_sum, mpi.time.wait_max), (34 + 36, 36));
 }
+
+/// A rank whose program ends with a non-blocking collective never waited on still takes part: it
+/// waits at its end (MPI_Finalize) for its schedule. Rank 0 computes 100, then broadcasts 64 bytes
+/// to rank 1, which posts the ibcast and ends at once: it finishes when the data arrives, 100 + 18,
+/// all of it waiting.
+#[test]
+fn a_rank_ending_with_a_running_collective_waits_for_it() {
+    let text = "netreplay-trace 3\nranks 2\n0 compute 100\n0 ibcast 5 0 64\n0 wait 5\n\
+                1 ibcast 5 0 64\n";
+    let (o, mpi) = with_mpi(&native("nbc-drain.trc", text));
+    assert_eq!((o.messages, o.completion_cycles), (1, 100 + HOP));
+    assert_eq!(
+        (mpi.time.wait_sum, mpi.time.wait_max),
+        (100 + HOP, 100 + HOP)
+    );
+}
+
+/// A trace file's lines run in order, so a program with non-blocking collectives (whose schedules
+/// run beside it) cannot be written as one: `generate` refuses it and writes nothing.
+#[test]
+fn generate_refuses_to_write_nonblocking_collectives() {
+    let src = scratch("nbc-generate.trc");
+    std::fs::write(
+        &src,
+        "netreplay-trace 3\nranks 2\n0 ibarrier 1\n0 wait 1\n1 ibarrier 1\n1 wait 1\n",
+    )
+    .unwrap();
+    let out_path = scratch("nbc-generated.trc");
+    let _ = std::fs::remove_file(&out_path);
+    let workload = format!("trace:file={}", src.to_str().unwrap());
+    let out = Command::new(env!("CARGO_BIN_EXE_netreplay"))
+        .args(["generate", &workload, "--ranks", "2", "--out"])
+        .arg(&out_path)
+        .output()
+        .expect("the binary runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "generate wrote it: {err}");
+    assert!(
+        err.contains("non-blocking collectives cannot be written"),
+        "{err}"
+    );
+    assert!(!out_path.exists());
+}
