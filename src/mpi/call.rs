@@ -164,6 +164,17 @@ pub enum Collective {
     },
 }
 
+/// A collective's size that every member gives alike ([`Collective::shared_size`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedSize<'a> {
+    /// No size every member shares (a barrier, or sizes per rank).
+    None,
+    /// The bytes of each block.
+    Bytes(u64),
+    /// Bytes per rank.
+    Counts(&'a [u64]),
+}
+
 impl Collective {
     /// The MPI name in lower case (`allreduce`, `reduce_scatter`...), for messages and statistics.
     pub fn name(&self) -> &'static str {
@@ -184,6 +195,31 @@ impl Collective {
             Collective::Scatterv { .. } => "scatterv",
             Collective::Allgatherv { .. } => "allgatherv",
             Collective::Alltoallv { .. } => "alltoallv",
+        }
+    }
+
+    /// What every member knows of the data moved, and so must give alike (MPI's matching counts):
+    /// the bytes of a collective with one size for all, the per-rank counts of `reduce_scatter` and
+    /// `allgatherv`; nothing for a barrier, nor for the collectives whose sizes are per rank.
+    pub fn shared_size(&self) -> SharedSize<'_> {
+        match self {
+            Collective::Bcast { bytes, .. }
+            | Collective::Reduce { bytes, .. }
+            | Collective::Allreduce { bytes }
+            | Collective::Gather { bytes, .. }
+            | Collective::Scatter { bytes, .. }
+            | Collective::Allgather { bytes }
+            | Collective::Alltoall { bytes }
+            | Collective::Scan { bytes }
+            | Collective::Exscan { bytes }
+            | Collective::ReduceScatterBlock { bytes } => SharedSize::Bytes(*bytes),
+            Collective::ReduceScatter { counts } | Collective::Allgatherv { counts } => {
+                SharedSize::Counts(counts)
+            }
+            Collective::Barrier
+            | Collective::Gatherv { .. }
+            | Collective::Scatterv { .. }
+            | Collective::Alltoallv { .. } => SharedSize::None,
         }
     }
 

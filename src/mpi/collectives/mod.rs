@@ -39,6 +39,7 @@ pub mod select;
 use crate::program::Op;
 
 pub use super::call::Collective;
+use super::call::SharedSize;
 pub use algorithms::{
     Alg, Algorithms, AllgatherAlg, AllgathervAlg, AllreduceAlg, AlltoallAlg, AlltoallvAlg,
     BarrierAlg, BcastAlg, GatherAlg, LinearAlg, ReduceAlg, ReduceScatterAlg, ScanAlg, ScatterAlg,
@@ -53,24 +54,10 @@ pub fn tag_for(seq: u64) -> u64 {
 /// Whether MPICH returns from `c` at once because it moves no data (`count == 0`; every rank knows
 /// the sizes of these collectives). Only under `select=mpich`: `select=fixed` expands them as before.
 fn moves_nothing(c: &Collective) -> bool {
-    match c {
-        Collective::Bcast { bytes, .. }
-        | Collective::Reduce { bytes, .. }
-        | Collective::Allreduce { bytes }
-        | Collective::Gather { bytes, .. }
-        | Collective::Scatter { bytes, .. }
-        | Collective::Allgather { bytes }
-        | Collective::Alltoall { bytes }
-        | Collective::Scan { bytes }
-        | Collective::Exscan { bytes }
-        | Collective::ReduceScatterBlock { bytes } => *bytes == 0,
-        Collective::ReduceScatter { counts } | Collective::Allgatherv { counts } => {
-            counts.iter().all(|&c| c == 0)
-        }
-        Collective::Barrier
-        | Collective::Gatherv { .. }
-        | Collective::Scatterv { .. }
-        | Collective::Alltoallv { .. } => false,
+    match c.shared_size() {
+        SharedSize::Bytes(bytes) => bytes == 0,
+        SharedSize::Counts(counts) => counts.iter().all(|&c| c == 0),
+        SharedSize::None => false,
     }
 }
 

@@ -13,7 +13,7 @@
 //! made it (one entry when the members agree), and [`Log::mismatches`] finds the problems at the end.
 
 use super::{Msg, Pos, Problem};
-use crate::mpi::call::Collective;
+use crate::mpi::call::{Collective, SharedSize};
 
 /// What of a collective's size MPI requires every member to agree on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,18 +30,10 @@ pub(super) enum Size {
 impl Size {
     /// What `op`'s members must agree on.
     pub(super) fn of(op: &Collective) -> Size {
-        match op {
-            Collective::Bcast { bytes, .. }
-            | Collective::Reduce { bytes, .. }
-            | Collective::Allreduce { bytes }
-            | Collective::Gather { bytes, .. }
-            | Collective::Scatter { bytes, .. }
-            | Collective::Allgather { bytes }
-            | Collective::Alltoall { bytes }
-            | Collective::Scan { bytes }
-            | Collective::Exscan { bytes }
-            | Collective::ReduceScatterBlock { bytes } => Size::Bytes(*bytes),
-            Collective::ReduceScatter { counts } | Collective::Allgatherv { counts } => {
+        match op.shared_size() {
+            SharedSize::None => Size::Free,
+            SharedSize::Bytes(bytes) => Size::Bytes(bytes),
+            SharedSize::Counts(counts) => {
                 use std::hash::{Hash, Hasher};
                 let mut h = std::hash::DefaultHasher::new();
                 counts.hash(&mut h);
@@ -50,10 +42,6 @@ impl Size {
                     total: counts.iter().fold(0u64, |a, &c| a.saturating_add(c)),
                 }
             }
-            Collective::Barrier
-            | Collective::Gatherv { .. }
-            | Collective::Scatterv { .. }
-            | Collective::Alltoallv { .. } => Size::Free,
         }
     }
 }
