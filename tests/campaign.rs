@@ -1,14 +1,10 @@
 //! Campaigns and costs end to end: `topology --json` cost against seed 004 Table 3, campaigns
 //! that resume after a kill without losing or duplicating a run, shards that merge into the same report.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::netreplay;
 
 fn ok(args: &[&str]) -> String {
     let out = netreplay(args);

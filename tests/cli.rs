@@ -1,14 +1,10 @@
 //! The binary end to end: `topology --json` against seed 004 Table 2, `run --json` fields, and bad
 //! input that must exit non-zero with a clear one-paragraph message and no panic.
 
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::netreplay;
 
 fn json(args: &[&str]) -> serde_json::Value {
     let out = netreplay(args);

@@ -2,15 +2,9 @@
 //! a memory estimate, topology metrics stay bounded in time on the largest accepted specs, and long
 //! runs can show progress.
 
-use std::process::{Command, Output};
+mod common;
+use common::netreplay;
 use std::time::{Duration, Instant};
-
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 #[test]
 fn p6_a_run_too_large_for_memory_is_refused_at_once_with_the_estimate() {

@@ -5,7 +5,10 @@
 //! differently.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
+
+mod common;
+use common::netreplay;
 
 /// A SimGrid time-independent trace whose one message (200,000 bytes) is above MPICH's eager limit:
 /// rank 1 posts its receive 10,000 cycles late, so the rendezvous send waits for it.
@@ -13,13 +16,6 @@ const SIMGRID_RENDEZVOUS: &str = "0 init\n0 send 1 0 200000\n0 compute 1\n1 init
                                   1 recv 0 0 200000\n";
 
 const TOPOLOGY: &str = "fat-tree:k=4,n=2";
-
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 /// A fresh folder in this test target's scratch space.
 fn scratch(tag: &str) -> PathBuf {

@@ -8,19 +8,14 @@ use netreplay::program::Program;
 use netreplay::trace;
 use netreplay::workload::REGISTRY;
 use std::path::PathBuf;
-use std::process::{Command, Output};
+
+mod common;
+use common::netreplay;
 
 const PATTERNS: [&str; 7] = ["2w", "3w", "2m", "3m", "bu", "bt", "wf"];
 
 /// The 64-node network every replay here runs on (64 = 8^2 = 4^3 = 2^6 suits every pattern).
 const TOPOLOGY: &str = "fat-tree:k=4,n=3";
-
-fn netreplay(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_netreplay"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 /// A fresh path in this test target's scratch folder.
 fn scratch(name: &str) -> PathBuf {
