@@ -192,11 +192,18 @@ impl<'a> Params<'a> {
             Some(b'G') => (&text[..text.len() - 1], 1_000_000_000),
             _ => (text, 1),
         };
-        let v = digits
-            .parse::<u64>()
-            .ok()
-            .and_then(|v| v.checked_mul(mult))
-            .ok_or_else(|| self.bad(key, format!("= `{text}` is not a whole number")))?;
+        let whole = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        let Some(v) = digits.parse::<u64>().ok().and_then(|v| v.checked_mul(mult)) else {
+            // Digits past u64 are a whole number too, only too large.
+            return Err(self.bad(
+                key,
+                if whole {
+                    format!("= {text} is out of range {min}..={max}")
+                } else {
+                    format!("= `{text}` is not a whole number")
+                },
+            ));
+        };
         if v < min || v > max {
             return Err(self.bad(key, format!("= {v} is out of range {min}..={max}")));
         }
@@ -353,5 +360,38 @@ mod tests {
                 .contains("required")
         );
         assert_eq!(p.u32_in("missing", Some(3), 0, 9).unwrap(), 3);
+    }
+
+    /// A number too large for 64 bits is out of range, not "not a whole number"; text that is no
+    /// number at all still says so.
+    #[test]
+    fn huge_numbers_are_out_of_range() {
+        let s = Spec::parse(
+            "workload",
+            "bu:a=99999999999999999999999,b=99999999999G,c=-1,d=1.5",
+        )
+        .unwrap();
+        let p = Params::new("workload", &s, &["a", "b", "c", "d"]).unwrap();
+        let err = |k: &str| p.u64_in(k, None, 1, 1000).unwrap_err().to_string();
+        assert!(
+            err("a").contains("= 99999999999999999999999 is out of range 1..=1000"),
+            "{}",
+            err("a")
+        );
+        assert!(
+            err("b").contains("= 99999999999G is out of range 1..=1000"),
+            "{}",
+            err("b")
+        );
+        assert!(
+            err("c").contains("= `-1` is not a whole number"),
+            "{}",
+            err("c")
+        );
+        assert!(
+            err("d").contains("= `1.5` is not a whole number"),
+            "{}",
+            err("d")
+        );
     }
 }
