@@ -232,7 +232,18 @@ pub fn execute_with(config: &RunConfig, options: &RunOptions) -> Result<RunRepor
             &format!("{network_what} with its workload"),
         )?;
     }
-    let program = wl.generator.generate(ranks)?;
+    let program = wl.generator.generate(ranks).map_err(|e| {
+        if wl.ranks.or(wl.generator.ranks()).is_some() {
+            return e;
+        }
+        // The count came from the network, not from the user: say so, and what to set.
+        Error::Invalid(format!(
+            "{e} (the workload's ranks default to the {} nodes of `{}`: give it `ranks=`, at most {})",
+            topo.nodes(),
+            topo.spec(),
+            topo.nodes()
+        ))
+    })?;
     log::info!(
         "{} ranks of `{}` placed on `{}` ({} nodes), seed {seed}",
         ranks,

@@ -750,3 +750,32 @@ fn one_switch_topology_text_says_there_is_nothing_to_cut() {
     }
     assert!(!text.contains("% of 0") && !text.contains("-0.0"), "{text}");
 }
+
+/// A rank count the workload cannot take says where it came from: defaulted from the network's
+/// nodes, the error says so and names `ranks=` and its bound; given by the user, it does not.
+#[test]
+fn a_bad_defaulted_rank_count_names_ranks_and_the_nodes() {
+    let err = |workload: &str| {
+        let out = netreplay(&[
+            "run",
+            "--topology",
+            "fat-tree:k=2,n=3",
+            "--workload",
+            workload,
+        ]);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let defaulted = err("2w");
+    assert!(
+        defaulted.contains("got 8")
+            && defaulted.contains("ranks default to the 8 nodes of `fat-tree:k=2,n=3`")
+            && defaulted.contains("`ranks=`, at most 8"),
+        "{defaulted}"
+    );
+    let given = err("2w:ranks=8");
+    assert!(
+        given.contains("got 8") && !given.contains("default"),
+        "{given}"
+    );
+}

@@ -369,8 +369,8 @@ impl Generator for TraceWorkload {
         let own = self.program.ranks();
         if ranks != own {
             return Err(Error::Invalid(format!(
-                "trace `{}` has {own} ranks but the run asks for {ranks}; drop `ranks=` to replay it \
-                 on its own {own} ranks",
+                "trace `{}` has {own} ranks but the run asks for {ranks}; drop `ranks=` (`--ranks` \
+                 of `generate`) to replay it on its own {own} ranks",
                 self.file
             )));
         }
