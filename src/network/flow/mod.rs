@@ -10,7 +10,9 @@
 //! carries 1 phit per cycle, like the flit model's links.
 //!
 //! **Links.** The flit model's channels: every switch output port (switch-to-switch and
-//! switch-to-node) and every node's injection link, each of capacity 1 phit per cycle.
+//! switch-to-node) and every node's injection link, each of capacity 1 phit per cycle, less what
+//! the flit model's buffers pass (allocation delay, and queues too shallow for their credits'
+//! round trip: `Paths::capacities`).
 //!
 //! **Paths** (`routes.rs`). When a message starts sending, the topology's routing function
 //! ([`crate::topology::Topology::route_salted`]) is walked from the source's switch to the
@@ -50,7 +52,7 @@
 //! iterated in id or insertion order, and ties of the event queue are broken by insertion order.
 //!
 //! **What it does not model** (why its error against the flit model grows with contention at small
-//! messages): packets, buffers and credits. A flow's bandwidth is shared perfectly and instantly, so
+//! messages): packets, and buffers and credits beyond the rate they bound. A flow's bandwidth is shared perfectly and instantly, so
 //! head-of-line blocking in input queues, backpressure through full buffers, arbitration losses and
 //! the pipelining of a message's packets behind another's head are absent; see `docs/network-model.md`
 //! ("Flow model") and `results/flow-vs-flit/` for the measured error.

@@ -18,8 +18,8 @@
 //! link.
 
 use crate::error::{Error, Result};
-use crate::network::NetworkModel;
 use crate::network::stats::{self, LinkClasses};
+use crate::network::{CreditUnit, NetworkModel};
 use crate::rng::mix64;
 use crate::topology::{Endpoint, RouteChoice, Topology};
 
@@ -143,19 +143,54 @@ impl<'a> Paths<'a> {
         self.link_latency.len()
     }
 
-    /// Capacity of every link in phits per cycle: 1, except that with `allocation_delay` A a switch
-    /// input queue sends a packet of P phits at most every P + A cycles (the next head is allocated
-    /// only A cycles after the previous tail has left), so links into switches carry P / (P + A).
+    /// Capacity of every link in phits per cycle: 1, less what the flit model's buffers allow.
+    /// - With `allocation_delay` A a switch input queue sends a packet of P phits at most every
+    ///   P + A cycles (the next head is allocated only A cycles after the previous tail has left), so
+    ///   links into switches carry P / (P + A).
+    /// - Credits: a link into a switch may have at most the input queue's Q packets' room in use, and
+    ///   a packet's room comes back a round trip after the packet started on the link: its head's
+    ///   latency into the queue (`lat`: 1 + fly time + the switch's entry delay), then its P phits
+    ///   leaving (credits per packet; per phit each phit's room comes back as it leaves), then
+    ///   `credit_delay` C. So the link carries at most Q P / (lat + P + C) per packet credits, Q P /
+    ///   (lat + C) per phit credits. A queue of Q = 4 under the default model (lat 1, C 0) covers
+    ///   its round trip; seed 000's timing (Q = 2, lat 1 + 8 + 20, P = 16) carries 32 / 45.
+    ///   Likewise a link leaving an output queue of Q' packets carries at most Q' P / (1 + P + C)
+    ///   (its packets enter through a one-cycle crossbar). Bubble flow control, which needs two
+    ///   packets' room to enter a ring, is not counted.
     pub(super) fn capacities(&self, model: &NetworkModel) -> Vec<f64> {
         let p = f64::from(model.packet_phits);
+        let credit = f64::from(model.credit_delay);
+        let leaving = match model.credits {
+            CreditUnit::Packet => p,
+            CreditUnit::Phit => 0.0,
+        };
+        // Room in use over the cycles it is held: the most a buffer of `packets` can pass on.
+        let round_trip = |packets: u32, held: f64| (f64::from(packets) * p / held).min(1.0);
         let into_switch = p / (p + f64::from(model.allocation_delay));
-        let mut capacity = vec![into_switch; self.links()];
-        for (c, end) in capacity.iter_mut().zip(&self.far_end) {
-            if !matches!(end.get(), Endpoint::Switch { .. }) {
-                *c = 1.0;
-            }
-        }
-        capacity
+        let crossbar = u64::from(model.output_queue_packets > 0);
+        let output_queue = if model.output_queue_packets > 0 {
+            round_trip(model.output_queue_packets, 1.0 + p + credit)
+        } else {
+            1.0
+        };
+        let ports = self.far_end.len();
+        (0..self.links())
+            .map(|l| {
+                let to_switch =
+                    l >= ports || matches!(self.far_end[l].get(), Endpoint::Switch { .. });
+                let mut c = if l < ports { output_queue } else { 1.0 };
+                if to_switch {
+                    // A switch port's latency counts its own switch's crossbar cycle; an injection
+                    // link's has none.
+                    let lat = self.link_latency[l] - if l < ports { crossbar } else { 0 };
+                    let held = lat as f64 + leaving + credit;
+                    c = c
+                        .min(into_switch)
+                        .min(round_trip(model.input_queue_packets, held));
+                }
+                c
+            })
+            .collect()
     }
 
     /// The key that chooses a message's path among equally loaded candidates (see the module doc):
