@@ -4,11 +4,10 @@
 //! source's completion time; a format that cannot record the model is refused when it would replay
 //! differently.
 
-use std::path::PathBuf;
 use std::process::Output;
 
 mod common;
-use common::netreplay;
+use common::{fresh_dir, netreplay};
 
 /// A SimGrid time-independent trace whose one message (200,000 bytes) is above MPICH's eager limit:
 /// rank 1 posts its receive 10,000 cycles late, so the rendezvous send waits for it.
@@ -16,16 +15,6 @@ const SIMGRID_RENDEZVOUS: &str = "0 init\n0 send 1 0 200000\n0 compute 1\n1 init
                                   1 recv 0 0 200000\n";
 
 const TOPOLOGY: &str = "fat-tree:k=4,n=2";
-
-/// A fresh folder in this test target's scratch space.
-fn scratch(tag: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("trace-conversion-{}", std::process::id()))
-        .join(tag);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 fn ok(out: &Output) -> &Output {
     assert!(
@@ -55,7 +44,7 @@ fn replay(workload: &str) -> (u64, u64) {
 
 #[test]
 fn a_converted_simgrid_trace_replays_with_its_sources_completion_time() {
-    let dir = scratch("simgrid");
+    let dir = fresh_dir("trace-conversion", "simgrid");
     let source = dir.join("rdv.txt");
     std::fs::write(&source, SIMGRID_RENDEZVOUS).unwrap();
     let cache = dir.join("cache");
@@ -101,7 +90,7 @@ fn a_converted_simgrid_trace_replays_with_its_sources_completion_time() {
 
 #[test]
 fn a_format_that_cannot_record_the_model_is_refused_when_it_would_replay_differently() {
-    let dir = scratch("fsin");
+    let dir = fresh_dir("trace-conversion", "fsin");
     let source = dir.join("rdv.txt");
     std::fs::write(&source, SIMGRID_RENDEZVOUS).unwrap();
     let trc = dir.join("rdv.trc");
