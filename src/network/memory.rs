@@ -103,7 +103,13 @@ impl Cap {
     /// The cap in force on this thread: the `--max-memory` of [`with_limit`], else the memory
     /// available on the machine now; `None` when neither is known.
     pub fn current() -> Option<Cap> {
-        match LIMIT.with(std::cell::Cell::get) {
+        Cap::of(LIMIT.with(std::cell::Cell::get))
+    }
+
+    /// The cap of a `--max-memory` value `limit`, else the memory available on the machine now;
+    /// `None` when neither is known.
+    pub fn of(limit: Option<u64>) -> Option<Cap> {
+        match limit {
             Some(bytes) => Some(Cap { bytes, given: true }),
             None => available_bytes().map(|bytes| Cap {
                 bytes,
@@ -112,7 +118,7 @@ impl Cap {
         }
     }
 
-    /// The refusal of `what`, estimated at `bytes` past this cap, worded as [`check`]'s.
+    /// The refusal of `what`, estimated at `bytes` past this cap (what [`check`] says too).
     pub fn refusal(&self, bytes: u64, what: &str) -> String {
         let (source, advice) = if self.given {
             ("the --max-memory limit", ", or raise --max-memory")
@@ -134,26 +140,10 @@ impl Cap {
 /// Refuses a run whose estimated `bytes` exceed `limit` (a `--max-memory` value) or, without one,
 /// the memory available now; `what` says what was estimated.
 pub fn check(bytes: u64, limit: Option<u64>, what: &str) -> Result<()> {
-    let (cap, source) = match limit {
-        Some(l) => (l, "the --max-memory limit".to_string()),
-        None => match available_bytes() {
-            Some(a) => (a, "the memory available on this machine".to_string()),
-            None => return Ok(()),
-        },
-    };
-    if bytes > cap {
-        return Err(Error::Invalid(format!(
-            "{what} would need about {} but {source} is {}; use a smaller network or workload{}",
-            human(bytes),
-            human(cap),
-            if limit.is_some() {
-                ", or raise --max-memory"
-            } else {
-                " (or pass --max-memory to override the check)"
-            }
-        )));
+    match Cap::of(limit) {
+        Some(cap) if bytes > cap.bytes => Err(Error::Invalid(cap.refusal(bytes, what))),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// `bytes` in binary units, e.g. `7.3 GiB`.
