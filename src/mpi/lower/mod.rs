@@ -122,6 +122,25 @@ fn room(call: &Call, world: u32, ops: u64, cap: Option<Cap>, alg: &Algorithms) -
     ))
 }
 
+/// Lowers `call` (at `pos`, the rank's call number `index`) into `lowering` if [`room`] lets it
+/// stay under `cap`, and adds the ops it appended to `ops`, the count the ranks hold: both the
+/// streaming path and the held-back calls go through here.
+#[inline(always)]
+fn lower_within(
+    lowering: &mut RankLowering,
+    call: &Call,
+    (pos, index): (Pos, u64),
+    world: u32,
+    (ops, cap): (&mut u64, Option<Cap>),
+    shared: &mut Shared,
+) -> Result<(), Msg> {
+    let before = lowering.ops.len();
+    let lowered = room(call, world, *ops, cap, &shared.algorithms)
+        .and_then(|()| lowering.lower(call, pos, index, shared));
+    *ops += (lowering.ops.len() - before) as u64;
+    lowered
+}
+
 /// What the ranks' lowerings share: communicators, the collective order log, the call counts.
 #[derive(Debug)]
 struct Shared {
@@ -279,13 +298,17 @@ impl Builder {
         }
         if b.held_from.is_none() && streams(&call) {
             let world = self.handles.len() as u32;
-            let before = b.lowering.ops.len();
-            let lowered = room(&call, world, self.ops, self.cap, &self.shared.algorithms)
-                .and_then(|()| b.lowering.lower(&call, pos, index, &mut self.shared));
-            if let Err(m) = lowered {
+            let (ops, cap) = (&mut self.ops, self.cap);
+            if let Err(m) = lower_within(
+                &mut b.lowering,
+                &call,
+                (pos, index),
+                world,
+                (ops, cap),
+                &mut self.shared,
+            ) {
                 b.problem = Some((index, pos, m));
             }
-            self.ops += (b.lowering.ops.len() - before) as u64;
             return;
         }
         b.held_from.get_or_insert(index);
@@ -323,10 +346,15 @@ impl Builder {
             b.lowering.made = made.into_iter();
             let first = b.held_from.unwrap_or(0);
             for (index, (call, pos)) in (first..).zip(calls) {
-                let before = b.lowering.ops.len();
-                let lowered = room(&call, world, self.ops, self.cap, &self.shared.algorithms)
-                    .and_then(|()| b.lowering.lower(&call, pos, index, &mut self.shared));
-                self.ops += (b.lowering.ops.len() - before) as u64;
+                let (ops, cap) = (&mut self.ops, self.cap);
+                let lowered = lower_within(
+                    &mut b.lowering,
+                    &call,
+                    (pos, index),
+                    world,
+                    (ops, cap),
+                    &mut self.shared,
+                );
                 if let Err(m) = lowered {
                     b.problem = Some((index, pos, m));
                     break;
